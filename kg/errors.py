@@ -1,0 +1,45 @@
+"""Typed domain errors. Each carries the HTTP status the API maps it to.
+
+Domain code raises these; ``api/errors.py`` turns any of them into the one
+error body ``{"error": {"code", "message", "details"}}``. No FastAPI here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class GlossaryError(Exception):
+    """Base class: a message, a machine-readable code and an HTTP status."""
+
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class ArtifactError(GlossaryError):
+    """The build artifact is missing, corrupt or from another format/encoder."""
+
+    status = 503
+    code = "artifact_unavailable"
+
+
+class TermNotFound(GlossaryError):
+    """No term has this id or name; ``details["suggestions"]`` lists the nearest ones."""
+
+    status = 404
+    code = "term_not_found"
+
+    def __init__(self, what: str, suggestions: list[str] | None = None) -> None:
+        super().__init__(f"no term matches {what!r}", {"query": what, "suggestions": suggestions or []})
+
+
+class BadQuery(GlossaryError):
+    """A request the domain cannot answer as asked (unknown format, bad parameters)."""
+
+    status = 422
+    code = "invalid_request"

@@ -1,0 +1,65 @@
+"""CSV export: one row per term, multi-valued cells joined with ``" | "``.
+
+Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, abbreviations, aliases, categories,
+sources, definition_zh, definition_en, related, confused_with``. ``definition_zh`` /
+``definition_en`` hold the term's *first* definition in that language (empty when none).
+``related`` and ``confused_with`` list neighbour ids in both edge directions (see
+:func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
+``\\r\\n`` row ends), so the text reads back with :class:`csv.DictReader`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from kg.export._common import ExportDoc, first_definition, labels, neighbours, nodes, strings
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "id",
+    "label_en",
+    "label_zh",
+    "abbreviations",
+    "aliases",
+    "categories",
+    "sources",
+    "definition_zh",
+    "definition_en",
+    "related",
+    "confused_with",
+)
+JOIN = " | "
+
+
+def _definition_text(node: Mapping[str, Any], lang: str) -> str:
+    d = first_definition(node, lang)
+    return str(d["text"]) if d else ""
+
+
+def to_csv(doc: ExportDoc) -> str:
+    """The terms as CSV text with a header row (one row per node, document order)."""
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS))
+    writer.writeheader()
+    links = neighbours(doc)
+    for node in nodes(doc):
+        nid = str(node["id"])
+        lab = labels(node)
+        writer.writerow(
+            {
+                "id": nid,
+                "label_en": lab.get("en", ""),
+                "label_zh": lab.get("zh", ""),
+                "abbreviations": JOIN.join(strings(node.get("abbreviations"))),
+                "aliases": JOIN.join(strings(node.get("aliases"))),
+                "categories": JOIN.join(strings(node.get("categories"))),
+                "sources": JOIN.join(strings(node.get("sources"))),
+                "definition_zh": _definition_text(node, "zh"),
+                "definition_en": _definition_text(node, "en"),
+                "related": JOIN.join(links[nid].related),
+                "confused_with": JOIN.join(links[nid].confused_with),
+            }
+        )
+    return buf.getvalue()

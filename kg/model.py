@@ -1,0 +1,204 @@
+"""Data classes of the term graph: what parsers emit and what the graph holds.
+
+Parsers produce :class:`RawEntry` and :class:`ConfusionGroup` values (pure data
+with provenance); :mod:`kg.build` merges them into :class:`Term` nodes and
+:class:`Edge` values. Everything here is plain data with ``to_dict`` helpers so
+that the artifact and every export are derived from one shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Lang = Literal["en", "zh"]
+EdgeType = Literal["related_to", "confused_with"]
+EDGE_TYPES: tuple[str, ...] = ("related_to", "confused_with")
+
+
+@dataclass(frozen=True)
+class Name:
+    """One surface name of an entry.
+
+    ``kind`` is ``label`` (the entry's own name in that language), ``abbr`` (an
+    abbreviation such as TTFT), or ``alias`` (a secondary name the source gives:
+    "也叫 tool use", the second half of "连续批处理 / 动态批处理"). Labels and
+    abbreviations may merge entries; aliases never do (see :mod:`kg.merge`).
+    """
+
+    text: str
+    lang: Lang
+    kind: Literal["label", "abbr", "alias"]
+
+
+@dataclass(frozen=True)
+class AliasStatement:
+    """A source saying this entry is another name of ``target`` ("即 TPOT 的别称")."""
+
+    target: str
+    relation: Literal["same", "see"]
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A relation or contrast the entry's own text states about another name."""
+
+    target: str
+    kind: Literal["related_to", "confused_with"]
+    origin: str  # e.g. "xref", "contrast", "equivalent"
+    evidence: str
+
+
+@dataclass
+class RawEntry:
+    """One glossary entry as a parser read it, before any merging."""
+
+    source: str
+    line: int
+    section: str | None
+    names: list[Name]
+    definition: str | None
+    note: str | None = None
+    alias_of: AliasStatement | None = None
+    mentions: list[Mention] = field(default_factory=list)
+    # Set when the entry names no term (000's "这个指标衡量…"): only the overlay
+    # or explicit text evidence may give it a home.
+    unnamed: bool = False
+    # Several terms defined by one line (002 "SLA / SLO"): ids of the siblings'
+    # first names, so the builder can link them.
+    group: tuple[str, ...] = ()
+    # Site page titles the entry points to ("详见X"); linked only when X is a term.
+    see_also: list[str] = field(default_factory=list)
+    # A disambiguating qualifier the source puts on the name ("Sampling (decode)").
+    qualifier: str | None = None
+    # Index of the overlay decision that shaped this entry, if any.
+    overlay: int | None = None
+    raw: str = ""
+
+    @property
+    def key(self) -> str:
+        """Stable reference of the entry inside its source: ``source:line[:n]``."""
+        first = self.names[0].text if self.names else "?"
+        return f"{self.source}:{self.line}:{first}"
+
+    def first_name(self, lang: str | None = None, kinds: tuple[str, ...] = ("label", "abbr")) -> str | None:
+        for n in self.names:
+            if n.kind in kinds and (lang is None or n.lang == lang):
+                return n.text
+        return None
+
+
+@dataclass(frozen=True)
+class ConfusionGroup:
+    """Terms a source says people mix up (002 易混淆辨析, "两个 Triton 不要混")."""
+
+    source: str
+    line: int
+    members: tuple[str, ...]
+    evidence: str
+    origin: str = "confusables-section"
+
+
+@dataclass(frozen=True)
+class ParseIssue:
+    """A line the parser skipped on purpose (noise) — reported, never indexed."""
+
+    source: str
+    line: int
+    reason: str
+    text: str
+
+
+@dataclass
+class ParsedSource:
+    """Everything one parser read from one file."""
+
+    source: str
+    entries: list[RawEntry]
+    confusions: list[ConfusionGroup] = field(default_factory=list)
+    skipped: list[ParseIssue] = field(default_factory=list)
+
+
+@dataclass
+class Definition:
+    """One source's definition of a term, with provenance."""
+
+    lang: Lang
+    text: str
+    source: str
+    section: str | None
+    line: int
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Term:
+    """A node of the graph: one concept."""
+
+    id: str
+    labels: dict[str, str]
+    aliases: list[str]
+    abbreviations: list[str]
+    definitions: list[Definition]
+    categories: list[str]
+    sources: list[str]
+    entry_keys: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "labels": dict(self.labels),
+            "aliases": list(self.aliases),
+            "abbreviations": list(self.abbreviations),
+            "definitions": [d.to_dict() for d in self.definitions],
+            "categories": list(self.categories),
+            "sources": list(self.sources),
+            "entries": list(self.entry_keys),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Term:
+        return cls(
+            id=d["id"],
+            labels=dict(d["labels"]),
+            aliases=list(d.get("aliases", [])),
+            abbreviations=list(d.get("abbreviations", [])),
+            definitions=[Definition(**x) for x in d.get("definitions", [])],
+            categories=list(d.get("categories", [])),
+            sources=list(d.get("sources", [])),
+            entry_keys=list(d.get("entries", [])),
+        )
+
+    def all_names(self) -> list[str]:
+        """Labels, abbreviations and aliases, preferred labels first, no duplicates."""
+        seen: dict[str, None] = {}
+        for n in [self.labels.get("en"), self.labels.get("zh"), *self.abbreviations, *self.aliases]:
+            if n and n not in seen:
+                seen[n] = None
+        return list(seen)
+
+    def label(self, lang: str = "en") -> str:
+        """Preferred label in *lang*, falling back to the other language."""
+        other = "zh" if lang == "en" else "en"
+        return self.labels.get(lang) or self.labels.get(other) or self.id
+
+
+@dataclass
+class Edge:
+    """A typed edge. ``confused_with`` is symmetric; ``related_to`` keeps its direction
+    (``source`` is the term whose text mentions ``target``)."""
+
+    source: str
+    target: str
+    type: str
+    evidence: str
+    origin: str
+    doc: str  # source glossary id the evidence comes from
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

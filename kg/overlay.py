@@ -1,0 +1,169 @@
+"""The editorial overlay: decisions the source text cannot make, kept as data.
+
+``corpus/overlay.json`` holds a list of decisions, each with a one-line reason:
+
+- ``name``: give an entry (matched by source and the opening of its text) its
+  names — for sentences that name no term or name it mid-sentence;
+- ``attach``: add an unnamed entry's definition to the node that has a name;
+- ``split``: one sentence defines several terms in a way the parser cannot read;
+- ``distinct``: replace an entry's names so it is not merged with a look-alike
+  (TPU "TensorCore" vs NVIDIA "Tensor Core");
+- ``merge``: two names the text spells differently are one concept;
+- ``drop``: an entry that is not a term.
+
+Every decision must be used by the build; an unused one is reported as stale.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.model import Name, RawEntry
+from kg.parsers.common import SourceError, name
+from kg.textnorm import clean
+
+OPS = ("name", "attach", "split", "distinct", "merge", "drop")
+
+
+@dataclass
+class Decision:
+    """One overlay decision (see module docstring)."""
+
+    index: int
+    op: str
+    reason: str
+    source: str | None = None
+    match: str | None = None
+    names: list[dict[str, Any]] = field(default_factory=list)
+    target: str | None = None
+    merge: list[str] = field(default_factory=list)
+    used: int = 0
+
+    def matches(self, entry: RawEntry) -> bool:
+        return (
+            self.source == entry.source
+            and self.match is not None
+            and clean(entry.raw).startswith(clean(self.match))
+        )
+
+
+def _names(spec: dict[str, Any]) -> list[Name]:
+    out: list[Name] = []
+    for lang in ("en", "zh"):
+        if spec.get(lang):
+            out.append(Name(clean(spec[lang]), lang, "label"))
+    for abbr in spec.get("abbreviations", []):
+        out.append(Name(clean(abbr), "en", "abbr"))
+    for alias in spec.get("aliases", []):
+        n = name(alias)
+        out.append(Name(n.text, n.lang, "alias"))
+    return out
+
+
+def load_overlay(path: Path) -> list[Decision]:
+    """Read and validate the overlay; errors name the file and the decision's line."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(str(path), exc.lineno, f"invalid JSON: {exc.msg}") from exc
+    decisions: list[Decision] = []
+    lines = text.splitlines()
+    for i, raw in enumerate(data.get("decisions", [])):
+        needle = '"' + str(raw.get("match") or raw.get("merge") or "\x00")
+        line = next((k + 1 for k, ln in enumerate(lines) if needle in ln), 1)
+        op = raw.get("op")
+        if op not in OPS:
+            raise SourceError(str(path), line, f"decision {i}: unknown op {op!r} (expected one of {OPS})")
+        if not raw.get("reason"):
+            raise SourceError(str(path), line, f"decision {i}: every decision needs a one-line reason")
+        names = raw.get("names", [])
+        if isinstance(names, dict):
+            names = [names]
+        d = Decision(
+            index=i,
+            op=op,
+            reason=raw["reason"],
+            source=raw.get("source"),
+            match=raw.get("match"),
+            names=names,
+            target=raw.get("target"),
+            merge=list(raw.get("merge", [])),
+        )
+        if op in ("name", "attach", "split", "distinct", "drop") and not (d.source and d.match):
+            raise SourceError(str(path), line, f"decision {i}: {op} needs 'source' and 'match'")
+        if op == "attach" and not d.target:
+            raise SourceError(str(path), line, f"decision {i}: attach needs 'target'")
+        if op == "merge" and len(d.merge) < 2:
+            raise SourceError(str(path), line, f"decision {i}: merge needs two or more names")
+        if op in ("name", "split", "distinct") and not d.names:
+            raise SourceError(str(path), line, f"decision {i}: {op} needs 'names'")
+        decisions.append(d)
+    return decisions
+
+
+def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) -> list[RawEntry]:
+    """Apply name / attach / split / distinct / drop to the parsed entries.
+
+    ``attach`` entries keep no names; they carry ``alias_of`` so the merger joins
+    them to the target node like any other alias statement.
+    """
+    from kg.model import AliasStatement
+
+    out: list[RawEntry] = []
+    consumed: set[int] = set()
+    for entry in entries:
+        decision = next((d for d in decisions if d.op != "merge" and d.matches(entry)), None)
+        if decision is None:
+            out.append(entry)
+            continue
+        decision.used += 1
+        if decision.op == "drop":
+            continue
+        if decision.op == "attach":
+            entry.names = []
+            entry.unnamed = False
+            entry.alias_of = AliasStatement(
+                target=decision.target or "", relation="same", evidence=decision.reason
+            )
+            entry.overlay = decision.index
+            out.append(entry)
+            continue
+        if decision.op in ("name", "distinct"):
+            entry.names = _names(decision.names[0])
+            entry.unnamed = False
+            entry.overlay = decision.index
+            out.append(entry)
+            continue
+        # split: one entry per name spec; the sentence stays each one's definition
+        if id(entry) in consumed:
+            continue
+        consumed.add(id(entry))
+        group = tuple(n.get("zh") or n.get("en") for n in decision.names)
+        for spec in decision.names:
+            out.append(
+                RawEntry(
+                    source=entry.source,
+                    line=entry.line,
+                    section=entry.section,
+                    names=_names(spec),
+                    definition=entry.definition,
+                    note=entry.note,
+                    group=group,  # type: ignore[arg-type]
+                    raw=entry.raw,
+                    overlay=decision.index,
+                )
+            )
+    # A split sentence may have been parsed into several entries: keep one copy per name.
+    seen: set[tuple[str, int, str]] = set()
+    deduped = []
+    for e in out:
+        key = (e.source, e.line, "|".join(n.text for n in e.names))
+        if e.overlay is not None and key in seen:
+            continue
+        seen.add(key)
+        deduped.append(e)
+    return deduped

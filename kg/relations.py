@@ -1,0 +1,173 @@
+"""Edges between terms, each with its origin and the source's own words as evidence.
+
+``confused_with`` (symmetric) comes from:
+- a confusables section or callout (002 易混淆辨析, "两个 Triton 不要混");
+- a line that defines two or three terms side by side and names each one in
+  its text ("AOT 与 JIT", "prefill / decode", 000's "内部 TCO 是…，外部 TCO 是…");
+- a contrast statement in a definition or note: 不等于 X, 区别于 X, 和 X 相对,
+  和 X 做对照, 被 X 取代, 不像 X 那样, 不是 X, 比 X 慢/快, 低于/高于 X, 独立于 X,
+  对 X 的回应, 不要与 X 混淆.
+
+``related_to`` (directed: the term whose text says it → the term it names) from:
+- explicit references: 详见 X where X is a term name, 指向 X, 相当于 X;
+- a list line that defines several terms at once (INT8 / INT4 / …);
+- a definition or note that mentions another term's label, alias or abbreviation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import combinations
+
+from kg.mentions import MentionFinder
+from kg.model import ConfusionGroup, Edge, RawEntry, Term
+from kg.textnorm import fold, name_key
+
+# Contrast markers. The named group holds the contrasted phrase when the marker
+# surrounds it; otherwise the phrase is the rest of the clause. Only the last
+# term named in the phrase counts (the head of a Chinese noun phrase comes last:
+# "明显低于节点内 NVLink" contrasts with NVLink, not with 节点). A bare 不是/而不是
+# is not a marker: in these sources it mostly contrasts with a non-term.
+_CONTRAST = re.compile(
+    r"(不等于|区别于|不要与|不要和|不能把它等同于|被(?P<by>[^，。；]{1,30}?)取代|不像(?P<like>[^，。；]{1,30}?)那样|"
+    r"[（(]不是(?P<isnt>[^）)]{1,30})[）)]|"
+    r"比(?P<cmp>[^，。；]{1,20}?)(?:慢|快|大|小|低|高|减半)|低于|高于|独立于|对(?P<resp>[^，。；]{1,20}?)的回应|"
+    r"(?:和|与)(?P<rel>[^，。；]{1,30}?)(?:相对|做对照|对照|混淆))"
+)
+_GROUPS = ("by", "like", "isnt", "cmp", "resp", "rel")
+_XREF = re.compile(r"(?:指向|相当于|参见|参照)\s*(?P<t>[^，。；,;]{1,40})")
+_SENTENCE = re.compile(r"[^。；;！!？?]+[。；;！!？?]?")
+
+
+class Resolver:
+    """Names → term ids: exact folded name first, then the loose name key."""
+
+    def __init__(self, terms: Iterable[Term]) -> None:
+        self.by_fold: dict[str, set[str]] = {}
+        self.by_key: dict[str, set[str]] = {}
+        pairs = []
+        for t in terms:
+            for n in t.all_names():
+                self.by_fold.setdefault(fold(n), set()).add(t.id)
+                self.by_key.setdefault(name_key(n), set()).add(t.id)
+                pairs.append((t.id, n))
+        self.finder = MentionFinder(pairs)
+
+    def resolve(self, name: str) -> set[str]:
+        return self.by_fold.get(fold(name)) or self.by_key.get(name_key(name)) or set()
+
+    def mentioned(self, text: str) -> list[tuple[str, str]]:
+        """(term id, matched name) for every term named in *text*, in order, unique."""
+        seen: dict[str, str] = {}
+        for span in self.finder.find(text):
+            seen.setdefault(span.term_id, span.name)
+        return list(seen.items())
+
+
+class EdgeSet:
+    """Deduplicating edge collector: one edge per (pair, type, direction rule)."""
+
+    def __init__(self) -> None:
+        self.edges: dict[tuple[str, str, str], Edge] = {}
+
+    def add(self, a: str, b: str, type_: str, evidence: str, origin: str, doc: str, line: int) -> None:
+        if a == b:
+            return
+        if type_ == "confused_with":
+            a, b = sorted((a, b))  # symmetric: one edge per unordered pair
+        key = (a, b, type_)
+        if key not in self.edges:
+            self.edges[key] = Edge(a, b, type_, evidence.strip()[:300], origin, doc, line)
+
+    def result(self) -> list[Edge]:
+        return sorted(self.edges.values(), key=lambda e: (e.type, e.source, e.target))
+
+
+def _sentence_of(text: str, needle: str) -> str:
+    for s in _SENTENCE.findall(text):
+        if needle and fold(needle) in fold(s):
+            return s.strip()
+    return text.strip()[:200]
+
+
+def build_edges(
+    terms: list[Term],
+    entries: list[RawEntry],
+    entry_to_term: dict[int, str],
+    confusions: list[ConfusionGroup],
+) -> tuple[list[Edge], list[dict[str, str]]]:
+    """All edges plus a list of unresolved references for the build report."""
+    res = Resolver(terms)
+    edges = EdgeSet()
+    unresolved: list[dict[str, str]] = []
+
+    # 1. confusables sections and callouts
+    for group in confusions:
+        ids: list[str] = []
+        if group.members:
+            for m in group.members:
+                found = res.resolve(m)
+                if not found:
+                    unresolved.append(
+                        {"kind": "confusable member", "target": m, "where": f"{group.source}:{group.line}"}
+                    )
+                ids.extend(sorted(found))
+        else:
+            heading, _, body = group.evidence.partition("：")
+            words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z\-]+", heading)}
+            for tid, nm in res.mentioned(body):
+                if not words or any(w in nm for w in words):
+                    ids.append(tid)
+        for a, b in combinations(dict.fromkeys(ids), 2):
+            edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
+
+    # 2. lines that define several terms together
+    by_line: dict[tuple[str, int], list[int]] = {}
+    for i, e in enumerate(entries):
+        if e.group and i in entry_to_term:
+            by_line.setdefault((e.source, e.line), []).append(i)
+    for (src, line), idxs in by_line.items():
+        ids = list(dict.fromkeys(entry_to_term[i] for i in idxs))
+        definition = fold(entries[idxs[0]].definition or "")
+        members = entries[idxs[0]].group
+        named = all(fold(m) in definition or fold(m.split(" ")[-1]) in definition for m in members)
+        contrast = 2 <= len(ids) <= 3 and named
+        for a, b in combinations(ids, 2):
+            if contrast:
+                edges.add(a, b, "confused_with", entries[idxs[0]].raw, "paired-definition", src, line)
+            else:
+                edges.add(a, b, "related_to", entries[idxs[0]].raw, "listed-together", src, line)
+                edges.add(b, a, "related_to", entries[idxs[0]].raw, "listed-together", src, line)
+
+    # 3. per entry: contrasts, explicit references, mentions
+    for i, e in enumerate(entries):
+        owner = entry_to_term.get(i)
+        if not owner:
+            continue
+        texts: list[str] = [t for t in (e.definition, e.note) if t]
+        for body in texts:
+            for sent in _SENTENCE.findall(body):
+                for cm in _CONTRAST.finditer(sent):
+                    phrase = next((cm.group(g) for g in _GROUPS if cm.group(g)), None)
+                    scope = phrase if phrase is not None else re.split(r"[，,：:]", sent[cm.end() :])[0]
+                    contrasted = res.mentioned(scope)
+                    if contrasted:
+                        edges.add(
+                            owner, contrasted[-1][0], "confused_with", sent, "contrast", e.source, e.line
+                        )
+                for xm in _XREF.finditer(sent):
+                    for other, _ in res.mentioned(xm.group("t")):
+                        edges.add(owner, other, "related_to", sent, "xref", e.source, e.line)
+            for other, nm in res.mentioned(body):
+                edges.add(owner, other, "related_to", _sentence_of(body, nm), "mention", e.source, e.line)
+        for title in e.see_also:
+            pieces = [title, *re.split(r"\s*与\s*", title)]
+            for piece in dict.fromkeys(pieces):
+                if not re.search(r"[A-Za-z]", piece):
+                    continue
+                for other in sorted(res.resolve(piece)):
+                    edges.add(owner, other, "related_to", f"详见{title}", "xref", e.source, e.line)
+
+    out = edges.result()
+    return out, unresolved

@@ -1,0 +1,382 @@
+"""Name lookup for glossary terms: exact, fuzzy, mentions in text, autocomplete.
+
+A :class:`LabelMatcher` is built once from ``(term_id, name, kind)`` triples
+(``kind`` is ``label``, ``abbr`` or ``alias``; names in either language). All
+comparisons use :func:`kg.textnorm.name_key` or :func:`kg.textnorm.fold`, so
+case, full/half width, spacing, hyphens and Traditional characters never decide
+a match.
+
+Results are per term: when several names of one term match, the best one is
+reported. Ordering is deterministic (score, then label < abbr < alias, then
+shorter name, then name and term id).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from kg.search.tokenize import CJK_CLASS
+from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
+
+__all__ = ["KIND_RANK", "LabelMatcher", "Match", "Span"]
+
+#: Preference between name kinds when several match equally well.
+KIND_RANK: dict[str, int] = {"label": 0, "abbr": 1, "alias": 2}
+
+#: Default minimum score of :meth:`LabelMatcher.fuzzy`.
+DEFAULT_CUTOFF = 0.7
+
+# Separators that find_mentions may step over inside a name ("kv-cache" ~ "KV cache").
+_SKIP = frozenset(" -_‐‑‒–—·・./\\'’")
+_END = ""  # trie key marking the end of a name key (never a character)
+_MAX_CHAR = "\U0010ffff"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One term found for a query; ``score`` in [0, 1].
+
+    ``method`` is ``exact``, ``fuzzy``, ``prefix`` or ``infix``; ``name`` and
+    ``kind`` describe the name of the term that matched.
+    """
+
+    term_id: str
+    name: str
+    kind: str
+    score: float
+    method: str
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A name found inside a text; offsets index the *folded* text (``fold(text)``).
+
+    ``text`` is ``fold(text)[start:end]``. When the matched name belongs to
+    several terms ("Triton"), ``term_ids`` lists all of them, the preferred one
+    (``term_id``) first.
+    """
+
+    term_id: str
+    name: str
+    kind: str
+    start: int
+    end: int
+    text: str
+    term_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    term_id: str
+    name: str
+    kind: str
+    key: str
+
+    @property
+    def order(self) -> tuple[int, int, str, str]:
+        return (KIND_RANK[self.kind], len(self.key), self.name, self.term_id)
+
+
+_WORD_CHAR = re.compile(f"[^\\W_{CJK_CLASS}]")
+
+
+def _word_mask(text: str) -> str:
+    """Same-length copy of *text* with U+0001 wherever it has a Latin letter or digit.
+
+    Those (letters and digits of any script but Chinese) are the characters word
+    boundaries concern. *text* must be folded, so it holds no control characters.
+    """
+    return _WORD_CHAR.sub("\x01", text)
+
+
+def _is_short(key: str) -> bool:
+    """Abbreviation-like keys (≤4 ASCII characters, or ≤2 of any) only match near-exactly."""
+    return len(key) <= 2 or (key.isascii() and len(key) <= 4)
+
+
+def _spaced(name: str) -> str:
+    """Folded name with separators turned into spaces, for word-order-insensitive comparison."""
+    return " ".join("".join(" " if c in _SKIP else c for c in fold(name)).split())
+
+
+def _is_subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def _abbrev_score(query: str, key: str) -> float:
+    """Score of *query* as a compression of *key* ("pagedattn" → "pagedattention"), else 0.
+
+    The query must share the key's first 3+ characters, not be a plain prefix of
+    it, keep its characters in order, and cover at least half of it.
+    """
+    if len(query) < 5 or len(query) >= len(key) or not key.isascii():
+        return 0.0
+    lcp = 0
+    for a, b in zip(query, key, strict=False):
+        if a != b:
+            break
+        lcp += 1
+    if lcp < 3 or lcp == len(query) or not _is_subsequence(query, key):
+        return 0.0
+    coverage = len(query) / len(key)
+    return 0.7 + 0.25 * coverage if coverage >= 0.5 else 0.0
+
+
+def _word_tails(entry: _Entry) -> set[str]:
+    """Proper suffixes of the entry's key that start a word of its name, for infix suggestions.
+
+    Word starts: after a separator, at a lower→upper case change ("PagedAttention"),
+    at a Latin/Chinese change, and at every Chinese character ("分页注意力" → "注意力").
+    """
+    name = entry.name
+    tails: set[str] = set()
+    for i in range(1, len(name)):
+        prev, ch = name[i - 1], name[i]
+        if not (
+            (prev in _SKIP or not prev.isalnum())
+            or (prev.islower() and ch.isupper())
+            or is_cjk_char(ch)
+            or is_cjk_char(prev)
+        ):
+            continue
+        tail = name_key(name[i:])
+        if tail and tail != entry.key and entry.key.endswith(tail):
+            tails.add(tail)
+    return tails
+
+
+class LabelMatcher:
+    """Exact, fuzzy, in-text and prefix lookup of term names."""
+
+    def __init__(self, names: Iterable[tuple[str, str, str]]) -> None:
+        entries: dict[tuple[str, str, str], _Entry] = {}
+        for term_id, name, kind in names:
+            if kind not in KIND_RANK:
+                raise ValueError(
+                    f"unknown name kind {kind!r} for {term_id!r} (want one of {sorted(KIND_RANK)})"
+                )
+            key = name_key(name)
+            current = entries.get((term_id, key, kind))
+            if key and (current is None or name < current.name):  # same input in any order, same entries
+                entries[(term_id, key, kind)] = _Entry(term_id, name, kind, key)
+        self._entries: list[_Entry] = sorted(entries.values(), key=lambda e: (e.key, e.order))
+
+        # key -> entries, best first
+        self._by_key: dict[str, list[_Entry]] = {}
+        for e in self._entries:
+            self._by_key.setdefault(e.key, []).append(e)
+        for bucket in self._by_key.values():
+            bucket.sort(key=lambda e: e.order)
+
+        # fuzzy: long keys (rapidfuzz choices), short keys, spaced forms per entry
+        keys = sorted(self._by_key)
+        self._long_keys = [k for k in keys if not _is_short(k)]
+        self._short_keys = [k for k in keys if _is_short(k)]
+        self._spaced_entries = [e for e in self._entries if not _is_short(e.key)]
+        self._spaced = [_spaced(e.name) for e in self._spaced_entries]
+        self._long_by_first: dict[str, list[str]] = {}
+        for k in self._long_keys:
+            self._long_by_first.setdefault(k[0], []).append(k)
+
+        # find_mentions: trie over keys
+        self._trie: dict[str, Any] = {}
+        for k in keys:
+            node = self._trie
+            for ch in k:
+                node = node.setdefault(ch, {})
+            node[_END] = k
+
+        # suggest: sorted keys (prefix) and sorted proper suffixes (infix)
+        self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
+        suffixes = sorted((tail, n) for n, e in enumerate(self._entries) for tail in _word_tails(e))
+        self._suffix_keys = [s for s, _ in suffixes]
+        self._suffix_entries = [n for _, n in suffixes]
+
+    def __len__(self) -> int:
+        """Number of distinct (term, name key, kind) entries."""
+        return len(self._entries)
+
+    # -- exact ---------------------------------------------------------------
+
+    def exact(self, text: str) -> list[Match]:
+        """Terms with a name whose :func:`name_key` equals that of *text* (score 1.0)."""
+        bucket = self._by_key.get(name_key(text), [])
+        return self._per_term((e, 1.0, "exact") for e in bucket)
+
+    # -- fuzzy ---------------------------------------------------------------
+
+    def fuzzy(self, text: str, limit: int = 10, cutoff: float = DEFAULT_CUTOFF) -> list[Match]:
+        """Terms whose names resemble *text* despite typos, truncation or word order.
+
+        Scores (0–1): 1.0 for an exact key; otherwise the best of the normalised
+        Indel similarity of the keys (``fuzz.ratio``: typos, missing letters),
+        ``token_sort_ratio`` × 0.95 on the spaced names (word order), and an
+        abbreviation score for in-order compressions ("pagedattn"). Short keys
+        (abbreviations: ≤4 ASCII or ≤2 characters) only match exactly; a
+        one-edit near miss between them ("ttfb" vs "ttft") scores below 0.5 and
+        is returned only when nothing reaches *cutoff*. Keys of two characters
+        ("tp" vs "pp") never fuzzy-match.
+        """
+        q = name_key(text)
+        if not q or limit <= 0:
+            return []
+        found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._by_key.get(q, [])]
+        key_scores: dict[str, float] = {}
+        if not _is_short(q):
+            for key, score, _ in process.extract(
+                q, self._long_keys, scorer=fuzz.ratio, score_cutoff=cutoff * 100, limit=None
+            ):
+                key_scores[key] = score / 100
+            for key in self._long_by_first.get(q[0], ()):
+                ab = _abbrev_score(q, key)
+                if ab >= cutoff and ab > key_scores.get(key, 0.0):
+                    key_scores[key] = ab
+            spaced = _spaced(text)
+            if " " in spaced:
+                for _, score, n in process.extract(
+                    spaced,
+                    self._spaced,
+                    scorer=fuzz.token_sort_ratio,
+                    score_cutoff=min(100.0, cutoff * 100 / 0.95),
+                    limit=None,
+                ):
+                    entry = self._spaced_entries[n]
+                    key_scores[entry.key] = max(key_scores.get(entry.key, 0.0), score * 0.95 / 100)
+        key_scores.pop(q, None)
+        found += [(e, s, "fuzzy") for key, s in key_scores.items() for e in self._by_key[key]]
+        if not found:
+            found = self._near_misses(q)
+        return self._per_term(found)[:limit]
+
+    def _near_misses(self, q: str) -> list[tuple[_Entry, float, str]]:
+        """One-edit neighbours among short keys ("ttfb" ~ "ttft"), scored < 0.5."""
+        if len(q) < 3 or len(q) > 5:
+            return []
+        out: list[tuple[_Entry, float, str]] = []
+        for key, dist, _ in process.extract(
+            q, self._short_keys, scorer=OSA.distance, score_cutoff=1, limit=None
+        ):
+            if dist != 1 or min(len(key), len(q)) < 3:
+                continue
+            score = 0.5 * (1 - dist / max(len(key), len(q)))
+            out += [(e, score, "fuzzy") for e in self._by_key[key]]
+        return out
+
+    # -- mentions -------------------------------------------------------------
+
+    def find_mentions(self, text: str) -> list[Span]:
+        """Names occurring in *text*, non-overlapping, longest first, in text order.
+
+        Matching runs on ``fold(text)`` against name keys, stepping over single
+        separators inside a name ("kv-cache", "Flash Attention"); a Latin name
+        must not start or end inside a Latin word ("TP" is not found in "TTFT"
+        or "output"). Abbreviations (≤4 characters) must appear without inner
+        separators.
+        """
+        folded = fold(text)
+        n = len(folded)
+        mask = _word_mask(folded)
+        trie = self._trie
+        candidates: list[tuple[int, int, int, int, str]] = []
+        for i, ch in enumerate(folded):
+            node = trie.get(ch)
+            if node is None or (i > 0 and mask[i] == "\x01" and mask[i - 1] == "\x01"):
+                continue
+            j, skipped = i + 1, False
+            while True:
+                key = node.get(_END)
+                if (
+                    key is not None
+                    and not (j < n and mask[j - 1] == "\x01" and mask[j] == "\x01")
+                    and not (skipped and len(key) <= 4)
+                ):
+                    candidates.append((-len(key), -(j - i), i, j, key))
+                if j >= n:
+                    break
+                nxt = node.get(folded[j])
+                if nxt is None and folded[j] in _SKIP and j + 1 < n:
+                    nxt = node.get(folded[j + 1])
+                    if nxt is not None:
+                        skipped = True
+                        j += 1
+                if nxt is None:
+                    break
+                node = nxt
+                j += 1
+        candidates.sort()
+        taken = bytearray(n)
+        spans: list[Span] = []
+        for _, _, start, end, key in candidates:
+            if any(taken[start:end]):
+                continue
+            taken[start:end] = b"\x01" * (end - start)
+            bucket = self._by_key[key]
+            best = bucket[0]
+            term_ids = tuple(dict.fromkeys(e.term_id for e in bucket))
+            spans.append(Span(best.term_id, best.name, best.kind, start, end, folded[start:end], term_ids))
+        spans.sort(key=lambda s: s.start)
+        return spans
+
+    # -- autocomplete -----------------------------------------------------------
+
+    def suggest(self, prefix: str, limit: int = 10) -> list[Match]:
+        """Autocomplete: terms with a name starting with *prefix* (after :func:`name_key`).
+
+        Order: exact name, then prefix matches, then (for prefixes of 2+
+        characters, when prefixes give fewer than *limit* terms) names with a
+        later word starting with it ("att" → "PagedAttention", "注意力" →
+        "分页注意力"). Within each group: labels before abbreviations before
+        aliases, then names in the prefix's script (Chinese or not), then shorter
+        names. ``score`` is the share of the name the prefix covers (halved for
+        infix matches), so it is not monotonic across kinds.
+        """
+        p = name_key(prefix)
+        if not p or limit <= 0:
+            return []
+        zh = has_cjk(p)
+        ranked: dict[str, tuple[tuple[int, int, int, int, str, str], Match]] = {}
+
+        def offer(entry: _Entry, group: int, method: str) -> None:
+            other_script = int(has_cjk(entry.key) != zh)
+            rank = (group, KIND_RANK[entry.kind], other_script, len(entry.key), entry.name, entry.term_id)
+            current = ranked.get(entry.term_id)
+            if current is None or rank < current[0]:
+                coverage = len(p) / len(entry.key)
+                score = 1.0 if group == 0 else round(coverage if group == 1 else coverage / 2, 4)
+                ranked[entry.term_id] = (rank, Match(entry.term_id, entry.name, entry.kind, score, method))
+
+        lo = bisect_left(self._prefix_keys, p)
+        hi = bisect_left(self._prefix_keys, p + _MAX_CHAR, lo)
+        for n in range(lo, hi):
+            entry = self._entries[n]
+            offer(entry, 0 if entry.key == p else 1, "exact" if entry.key == p else "prefix")
+        if len(ranked) < limit and len(p) >= 2:
+            lo = bisect_left(self._suffix_keys, p)
+            hi = bisect_left(self._suffix_keys, p + _MAX_CHAR, lo)
+            for n in range(lo, hi):
+                entry = self._entries[self._suffix_entries[n]]
+                if entry.term_id not in ranked:
+                    offer(entry, 2, "infix")
+        return [m for _, m in sorted(ranked.values(), key=lambda rm: rm[0])][:limit]
+
+    # -- helpers --------------------------------------------------------------
+
+    @staticmethod
+    def _per_term(found: Iterable[tuple[_Entry, float, str]]) -> list[Match]:
+        """Best match per term, sorted by score then name preference (deterministic)."""
+        best: dict[str, tuple[tuple[float, int, int, str, str], Match]] = {}
+        for entry, score, method in found:
+            score = round(min(1.0, max(0.0, score)), 4)
+            rank = (-score, *entry.order)
+            current = best.get(entry.term_id)
+            if current is None or rank < current[0]:
+                best[entry.term_id] = (rank, Match(entry.term_id, entry.name, entry.kind, score, method))
+        return [m for _, m in sorted(best.values(), key=lambda rm: rm[0])]

@@ -1,0 +1,200 @@
+"""Read-side Python API over a built artifact: the graph that ``api/`` calls.
+
+>>> g = Glossary.load("build/artifact")          # doctest: +SKIP
+>>> g.lookup("ttft")[0].id                       # doctest: +SKIP
+'time-to-first-token'
+
+The graph is a :class:`networkx.MultiGraph` whose edge keys are (type, source,
+target), so one pair of terms can hold a ``confused_with`` edge and
+``related_to`` edges in either direction. ``related_to``
+keeps its direction as edge data (``source``/``target``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from kg.errors import ArtifactError, TermNotFound
+from kg.model import EDGE_TYPES, Edge, Term
+from kg.textnorm import fold, name_key
+
+
+@dataclass(frozen=True)
+class LookupHit:
+    """A term found by name, and how the name matched."""
+
+    term: Term
+    name: str
+    match: str  # preferred-label | label | abbreviation | alias (each exact or loose)
+
+
+class Glossary:
+    """The term graph loaded in memory, with lookups by id and by name."""
+
+    def __init__(self, document: dict[str, Any], artifact_dir: Path | None = None) -> None:
+        self.document = document
+        self.artifact_dir = artifact_dir
+        self.terms: dict[str, Term] = {}
+        for raw in document["nodes"]:
+            t = Term.from_dict(raw)
+            self.terms[t.id] = t
+        self.edges: list[Edge] = [Edge(**e) for e in document["edges"]]
+        self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
+        self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
+        self.graph = nx.MultiGraph()
+        self.graph.add_nodes_from(self.terms)
+        for e in self.edges:
+            # key (type, source, target): one pair may hold related_to both ways and confused_with
+            self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
+        self._names: dict[str, list[tuple[str, str, str]]] = {}
+        self._loose: dict[str, list[tuple[str, str, str]]] = {}
+        for t in self.terms.values():
+            for kind, names in (
+                ("label", list(t.labels.values())),
+                ("abbreviation", t.abbreviations),
+                ("alias", t.aliases),
+            ):
+                for n in names:
+                    self._names.setdefault(fold(n), []).append((t.id, n, kind))
+                    self._loose.setdefault(name_key(n), []).append((t.id, n, kind))
+
+    # --- loading ----------------------------------------------------------
+    @classmethod
+    def load(cls, artifact_dir: str | Path) -> Glossary:
+        """Load ``graph.json`` from an artifact directory written by ``glossary build``."""
+        path = Path(artifact_dir)
+        graph = path / "graph.json"
+        if not graph.exists():
+            raise ArtifactError(f"no graph.json in {path}: run `glossary build` first")
+        try:
+            doc = json.loads(graph.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ArtifactError(f"{graph} is unreadable: {exc}") from exc
+        if doc.get("format") != "glossary-kg":
+            raise ArtifactError(f"{graph} is not a glossary-kg graph")
+        return cls(doc, path)
+
+    # --- by id --------------------------------------------------------------
+    def get(self, term_id: str) -> Term:
+        """The term with this id; :class:`TermNotFound` (with suggestions) otherwise."""
+        try:
+            return self.terms[term_id]
+        except KeyError:
+            raise TermNotFound(term_id, self.suggest_ids(term_id)) from None
+
+    def __contains__(self, term_id: object) -> bool:
+        return term_id in self.terms
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    # --- by name ------------------------------------------------------------
+    def lookup(self, text: str, lang: str | None = None) -> list[LookupHit]:
+        """Terms named *text*, best first.
+
+        Order: preferred label in *lang*; any label, case/width/script-insensitive;
+        abbreviations; aliases; then the same on the loose key (spacing, hyphens).
+        """
+        f = fold(text)
+        hits: list[tuple[tuple[int, int], LookupHit]] = []
+        seen: set[str] = set()
+        rank = {"label": 1, "abbreviation": 2, "alias": 3}
+        for table, offset in ((self._names, 0), (self._loose, 10)):
+            key = f if offset == 0 else name_key(text)
+            for tid, n, kind in table.get(key, []):
+                if tid in seen:
+                    continue
+                t = self.terms[tid]
+                r = rank[kind]
+                if kind == "label" and lang and fold(t.labels.get(lang, "")) == key:
+                    r = 0
+                if kind == "label" and r == 1 and fold(t.label(lang or "en")) == key:
+                    r = 0
+                hits.append(((offset + r, len(hits)), LookupHit(t, n, self._match_name(kind, r, offset))))
+            seen.update(h.term.id for _, h in hits)
+        hits.sort(key=lambda x: x[0])
+        return [h for _, h in hits]
+
+    @staticmethod
+    def _match_name(kind: str, rank: int, offset: int) -> str:
+        base = "preferred-label" if rank == 0 else kind
+        return base if offset == 0 else f"{base} (loose)"
+
+    def names(self) -> Iterable[tuple[str, str, str]]:
+        """(term id, name, kind) for every label, abbreviation and alias."""
+        for entries in self._names.values():
+            yield from entries
+
+    def suggest_ids(self, text: str, limit: int = 5) -> list[str]:
+        """Nearest term ids for an unknown id or name (rapidfuzz over names and ids)."""
+        from rapidfuzz import fuzz, process
+
+        choices = {fold(n): tid for tid, n, _ in self.names()}
+        choices.update({tid: tid for tid in self.terms})
+        out: list[str] = []
+        for key, _score, _ in process.extract(fold(text), list(choices), scorer=fuzz.WRatio, limit=limit * 3):
+            tid = choices[key]
+            if tid not in out:
+                out.append(tid)
+            if len(out) == limit:
+                break
+        return out
+
+    # --- graph ---------------------------------------------------------------
+    def edges_of(self, term_id: str, types: Iterable[str] = EDGE_TYPES) -> list[Edge]:
+        """Edges touching a term, filtered by type."""
+        self.get(term_id)
+        wanted = set(types)
+        out = []
+        for _, _other, key, data in self.graph.edges(term_id, keys=True, data=True):
+            if key[0] in wanted:
+                out.append(data["edge"])
+        return sorted(out, key=lambda e: (e.type, e.source, e.target))
+
+    def neighbours(self, term_id: str, types: Iterable[str] = EDGE_TYPES, depth: int = 1) -> dict[str, int]:
+        """Term ids within *depth* hops over the given edge types → their distance."""
+        self.get(term_id)
+        wanted = set(types)
+        dist = {term_id: 0}
+        frontier = [term_id]
+        for d in range(1, depth + 1):
+            nxt = []
+            for node in frontier:
+                for _, other, key in self.graph.edges(node, keys=True):
+                    if key[0] in wanted and other not in dist:
+                        dist[other] = d
+                        nxt.append(other)
+            frontier = nxt
+        dist.pop(term_id)
+        return dist
+
+    def related(self, term_id: str) -> list[Edge]:
+        return self.edges_of(term_id, ("related_to",))
+
+    def confusables(self, term_id: str) -> list[Edge]:
+        """``confused_with`` edges of a term, each with the sources' evidence."""
+        return self.edges_of(term_id, ("confused_with",))
+
+    def shortest_path(self, a: str, b: str, types: Iterable[str] = EDGE_TYPES) -> list[str] | None:
+        """Term ids on a shortest path from *a* to *b*, or None when not connected."""
+        self.get(a)
+        self.get(b)
+        wanted = set(types)
+        view = nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k[0] in wanted)
+        try:
+            return list(nx.shortest_path(view, a, b))
+        except nx.NetworkXNoPath:
+            return None
+
+    def subgraph(self, ids: Iterable[str]) -> tuple[list[Term], list[Edge]]:
+        """Terms and the edges among them."""
+        keep = [self.get(i).id for i in dict.fromkeys(ids)]
+        s = set(keep)
+        edges = [e for e in self.edges if e.source in s and e.target in s]
+        return [self.terms[i] for i in keep], edges

@@ -1,0 +1,101 @@
+"""Text normalisation shared by ingestion, lookup and search.
+
+Every comparison of names in the project goes through :func:`name_key` (loose,
+for merging and lookup) or :func:`fold` (for indexing text), so that full/half
+width, case, Traditional characters and spacing never decide a match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK_RANGES = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F),
+)
+
+# Characters that separate words inside names but carry no meaning for matching.
+_LOOSE_DROP = re.compile(r"[\s\-_‐‑‒–—·・.．/\\'’`\"“”()（）\[\]【】,，:：;；!！?？、]+")
+_WS = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+@lru_cache(maxsize=1)
+def _t2s():  # pragma: no cover - trivial
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def is_cjk_char(ch: str) -> bool:
+    """True for a CJK ideograph (Chinese character)."""
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+def has_cjk(text: str) -> bool:
+    """True when *text* contains at least one Chinese character."""
+    return any(is_cjk_char(c) for c in text)
+
+
+def has_latin(text: str) -> bool:
+    """True when *text* contains an ASCII letter."""
+    return any("a" <= c.lower() <= "z" for c in text)
+
+
+def lang_of(text: str) -> str:
+    """Language of a name or sentence: ``zh`` when it has Chinese characters, else ``en``."""
+    return "zh" if has_cjk(text) else "en"
+
+
+def to_simplified(text: str) -> str:
+    """Traditional → Simplified Chinese (OpenCC ``t2s``); Latin text is unchanged."""
+    if not has_cjk(text):
+        return text
+    return str(_t2s().convert(text))
+
+
+def clean(text: str) -> str:
+    """NFKC (full width → half width), drop control characters, collapse white space."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _CONTROL.sub(" ", text)
+    return _WS.sub(" ", text).strip()
+
+
+def fold(text: str) -> str:
+    """Case-, width- and script-insensitive form of *text* for indexing and matching.
+
+    Spaces between a Chinese character and a Latin one are removed, so that
+    "首 token 延迟" and "首token延迟" fold alike; spaces between Latin words stay.
+    """
+    text = to_simplified(clean(text)).casefold()
+    # Drop the space on either side of a CJK character: zh typography inserts it
+    # between scripts, users often do not.
+    out = []
+    for i, ch in enumerate(text):
+        if ch == " " and 0 < i < len(text) - 1 and (is_cjk_char(text[i - 1]) or is_cjk_char(text[i + 1])):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def name_key(text: str) -> str:
+    """Loose key of a term name: :func:`fold`, then spaces, hyphens and punctuation removed.
+
+    "KV-Cache", "kv cache" and "ＫＶ　Ｃａｃｈｅ" share the key ``kvcache``. This is
+    deliberately loose; the few distinct concepts it would join (TensorCore vs
+    Tensor Core) are kept apart by the editorial overlay, not by this function.
+    """
+    return _LOOSE_DROP.sub("", fold(text))
+
+
+def slugify(text: str) -> str:
+    """ASCII slug for ids: lower case, runs of other characters become one hyphen."""
+    text = clean(text).lower()
+    text = text.replace("+", " plus ").replace("&", " and ")
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    return slug

@@ -1,0 +1,108 @@
+"""Per-source parsing: entry counts derived from each file's own structure, noise, layout cases."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from kg.build import BuildResult
+from tests.kg.kg_helpers import source_text
+
+
+def _nonblank(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+def test_000_one_entry_per_sentence(built: BuildResult) -> None:
+    lines = _nonblank(source_text("000"))
+    # every non-blank line but the opening tagline is one entry
+    assert built.report["entries_per_source"]["000"] == len(lines) - 1 == 194
+
+
+def test_001_rows_counted_once_from_the_table_blocks(built: BuildResult) -> None:
+    lines = source_text("001").splitlines()[1:]  # line 1 is the squashed duplicate
+    rows, i = 0, 0
+    section = re.compile(r"^[一二三四五六七八九十]+、")
+    while i < len(lines):
+        if lines[i].strip() == "Term":
+            i += 3
+            start = i
+            while i < len(lines) and not (section.match(lines[i]) or lines[i].strip() == "参考来源"):
+                i += 1
+            block = [ln for ln in lines[start:i] if ln.strip()]
+            assert len(block) % 3 == 0
+            rows += len(block) // 3
+        else:
+            i += 1
+    assert rows == 213
+    assert built.report["entries_per_source"]["001"] == rows
+    assert built.report["raw_entries_per_source"]["001"] == rows  # not twice
+
+
+def test_002_entry_lines_and_combined_splits(built: BuildResult) -> None:
+    lines = _nonblank(source_text("002"))
+    start = next(i for i, ln in enumerate(lines) if ln == "基础概念")
+    end = next(i for i, ln in enumerate(lines) if ln == "易混淆辨析")
+    body = lines[start:end]
+    callout_bodies = {body[i + 1] for i, ln in enumerate(body) if "不要混" in ln}
+    entry_lines = [ln for ln in body if len(ln) > 14 and ln not in callout_bodies]
+    assert len(entry_lines) == built.report["entries_per_source"]["002"] == 110
+    combined = [ln for ln in entry_lines if re.match(r"^[^（ ]+( / | 与 )", ln)]
+    assert len(combined) == 12
+    run = re.compile(r"^[\w.\-]+(?:(?: / | 与 )[\w.\-]+)*")
+    extra = sum(len(re.findall(r" / | 与 ", run.match(ln).group(0))) for ln in combined)  # type: ignore[union-attr]
+    assert extra == 23  # 35 terms on 12 lines
+    assert built.report["raw_entries_per_source"]["002"] == 110 + extra
+
+
+def test_004_heading_definition_pairs(built: BuildResult) -> None:
+    lines = _nonblank(source_text("004"))
+    pairs = [
+        a
+        for a, b in itertools.pairwise(lines)
+        if len(a) < 40 and b.endswith("。") and re.split(r"[(（]", a)[0].strip() in b[:40] and a != b
+    ]
+    assert built.report["entries_per_source"]["004"] == len(pairs) == 16
+
+
+def test_no_unexplained_entries_and_no_stale_overlay(built: BuildResult) -> None:
+    assert built.report["unexplained_entries"] == []
+    assert built.report["stale_overlay_decisions"] == []
+    assert built.report["overlay_decisions"] < 40
+
+
+def test_page_furniture_never_becomes_a_term(glossary) -> None:
+    furniture = [
+        "外观",
+        "术语表",
+        "使用建议",
+        "跳到正文",
+        "芯元一",
+        "更新于",
+        "先联测,后决策",
+        "联系人",
+        "参考来源",
+    ]
+    names = {n for _, n, _ in glossary.names()}
+    for f in furniture:
+        assert f not in names
+        assert not glossary.lookup(f)
+    texts = " ".join(d.text for t in glossary.terms.values() for d in t.definitions)
+    for noise in [
+        "花了 2 天读完了",
+        "读懂推理曲线背后的语言",
+        "合作从一次约 10 周",
+        "邮箱由 AI 自动接收",
+        "详见",
+    ]:
+        assert noise not in texts
+
+
+def test_qualifiers_are_not_aliases(glossary) -> None:
+    sampling = glossary.get(glossary.lookup("Sampling (decode)")[0].term.id)
+    assert sampling.id != glossary.lookup("Decode")[0].term.id
+    assert "decode" not in [a.lower() for a in sampling.aliases]
+    cuda_core = glossary.lookup("CUDA core")[0].term
+    assert cuda_core.id != glossary.lookup("CUDA")[0].term.id
+    sparsity = glossary.lookup("Sparsity (FLOPS)")[0].term
+    assert sparsity.id != glossary.lookup("FLOPS")[0].term.id
