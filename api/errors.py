@@ -1,0 +1,106 @@
+"""One error body for every failure: ``{"error": {"code", "message", "details"}}``.
+
+Typed domain errors (:class:`kg.errors.GlossaryError`) carry their own status and code and
+go through one handler; validation errors, HTTP errors (unknown route, wrong method) and
+unexpected exceptions are mapped to the same shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kg.errors import GlossaryError
+
+log = logging.getLogger(__name__)
+
+HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    422: "invalid_request",
+}
+
+
+class ExportUnavailable(GlossaryError):
+    """The export module is not installed or failed to import."""
+
+    status = 503
+    code = "export_unavailable"
+
+
+class PathNotFound(GlossaryError):
+    """Both terms exist but no path joins them over the requested edge types."""
+
+    status = 404
+    code = "path_not_found"
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": json_safe(details or {})}}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    return JSONResponse(
+        error_body(code, message, details), status_code=status, headers=dict(headers) if headers else None
+    )
+
+
+def json_safe(value: Any) -> Any:
+    """*value* with anything JSON cannot hold (exceptions, bytes, tuples…) turned into plain data."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [json_safe(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+async def glossary_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, GlossaryError)
+    return error_response(exc.status, exc.code, exc.message, exc.details)
+
+
+async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {k: v for k, v in err.items() if k in ("type", "loc", "msg", "input", "ctx")} for err in exc.errors()
+    ]
+    return error_response(422, "invalid_request", "the request is not valid", {"errors": errors})
+
+
+async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = HTTP_CODES.get(exc.status_code, "http_error")
+    details: dict[str, Any] = {"path": request.url.path}
+    if exc.status_code == 405:
+        details["method"] = request.method
+    return error_response(exc.status_code, code, str(exc.detail), details, headers=exc.headers)
+
+
+async def unhandled_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return error_response(500, "internal_error", "internal server error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(GlossaryError, glossary_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(Exception, unhandled_error_handler)

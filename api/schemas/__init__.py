@@ -1,0 +1,1 @@
+"""Pydantic response schemas, one module per resource (plus :mod:`.common`)."""

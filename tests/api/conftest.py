@@ -1,0 +1,72 @@
+"""Fixtures for the HTTP API tests: one built graph per session, one client factory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+from kg.store import Glossary
+
+MakeClient = Callable[..., TestClient]
+
+
+@pytest.fixture(scope="session")
+def graph_doc() -> dict[str, Any]:
+    """The export document of the real bundled corpus, built once (~2 s)."""
+    from kg.build import build_graph
+
+    return build_graph().document()
+
+
+@pytest.fixture(scope="session")
+def glossary(graph_doc: dict[str, Any]) -> Glossary:
+    return Glossary(graph_doc)
+
+
+@pytest.fixture
+def make_client(glossary: Glossary, tmp_path: Any) -> Iterator[MakeClient]:
+    """``make_client(**settings_overrides)`` → a TestClient on the real graph.
+
+    Pass ``glossary=None`` to leave the glossary to the lifespan (loaded from ``artifact_dir``).
+    """
+    clients: list[TestClient] = []
+
+    def factory(*, glossary: Glossary | None = glossary, **overrides: Any) -> TestClient:
+        overrides.setdefault("artifact_dir", tmp_path / "no-artifact")
+        client = TestClient(create_app(Settings(**overrides), glossary=glossary))
+        client.__enter__()  # run the lifespan
+        clients.append(client)
+        return client
+
+    yield factory
+    for c in clients:
+        c.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client: MakeClient) -> TestClient:
+    return make_client()
+
+
+def _assert_error(resp: Any, status: int, code: str) -> dict[str, Any]:
+    """The response is the one error body with this status and code; returns ``details``."""
+    assert resp.status_code == status, resp.text
+    assert resp.headers["content-type"].startswith("application/json")
+    body = resp.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    assert isinstance(body["error"]["details"], dict)
+    return body["error"]["details"]
+
+
+@pytest.fixture
+def assert_error() -> Callable[[Any, int, str], dict[str, Any]]:
+    """``assert_error(resp, status, code)``: checks the exact error body shape, returns ``details``."""
+    return _assert_error

@@ -1,0 +1,80 @@
+"""Liveness, readiness and loading the artifact in the lifespan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+
+
+def test_healthz(client: TestClient) -> None:
+    resp = client.get("/healthz")
+    assert resp.status_code == 200
+    assert resp.json() == {"status": "ok"}
+
+
+def test_readyz_with_glossary(client: TestClient, graph_doc: dict[str, Any]) -> None:
+    resp = client.get("/readyz")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "status": "ready",
+        "terms": len(graph_doc["nodes"]),
+        "edges": len(graph_doc["edges"]),
+    }
+
+
+def test_readyz_503_without_artifact(make_client: Any, assert_error: Any, tmp_path: Path) -> None:
+    client = make_client(glossary=None, artifact_dir=tmp_path / "missing")
+    assert client.get("/healthz").status_code == 200
+    details = assert_error(client.get("/readyz"), 503, "artifact_unavailable")
+    assert details == {}
+    assert_error(client.get("/v1/terms"), 503, "artifact_unavailable")
+
+
+def test_lifespan_loads_artifact_dir(graph_doc: dict[str, Any], tmp_path: Path) -> None:
+    (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
+    app = create_app(Settings(artifact_dir=tmp_path))
+    with TestClient(app) as client:
+        assert client.get("/readyz").json()["terms"] == len(graph_doc["nodes"])
+        assert client.get("/v1/terms/vllm").status_code == 200
+
+
+def test_settings_from_env(monkeypatch: Any) -> None:
+    monkeypatch.setenv("GLOSSARY_MAX_QUERY_CHARS", "10")
+    monkeypatch.setenv("GLOSSARY_CORS_ORIGINS", '["https://a.example"]')
+    s = Settings()
+    assert s.max_query_chars == 10
+    assert s.cors_origins == ["https://a.example"]
+    assert s.artifact_dir == Path("build/artifact")
+    assert s.max_body_bytes == 65536
+
+
+def test_openapi_documents_every_route(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+    expected = {
+        "/healthz",
+        "/readyz",
+        "/v1/terms",
+        "/v1/terms/{term_id}",
+        "/v1/lookup",
+        "/v1/terms/{term_id}/related",
+        "/v1/terms/{term_id}/confused-with",
+        "/v1/terms/{term_id}/neighbors",
+        "/v1/graph/path",
+        "/v1/graph/subgraph",
+        "/v1/compare",
+        "/v1/stats",
+        "/v1/export",
+    }
+    assert set(paths) == expected
+    for path, ops in paths.items():
+        ok = ops["get"]["responses"]["200"]["content"]
+        if path != "/v1/export":
+            assert "$ref" in ok["application/json"]["schema"], path
+    assert "ErrorResponse" in spec["components"]["schemas"]
