@@ -29,20 +29,6 @@ HTTP_CODES = {
 }
 
 
-class ExportUnavailable(GlossaryError):
-    """The export module is not installed or failed to import."""
-
-    status = 503
-    code = "export_unavailable"
-
-
-class PathNotFound(GlossaryError):
-    """Both terms exist but no path joins them over the requested edge types."""
-
-    status = 404
-    code = "path_not_found"
-
-
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": json_safe(details or {})}}
 

@@ -43,3 +43,17 @@ class BadQuery(GlossaryError):
 
     status = 422
     code = "invalid_request"
+
+
+class ExportUnavailable(GlossaryError):
+    """The export module is not installed or failed to import."""
+
+    status = 503
+    code = "export_unavailable"
+
+
+class PathNotFound(GlossaryError):
+    """Both terms exist but no path joins them over the requested edge types."""
+
+    status = 404
+    code = "path_not_found"

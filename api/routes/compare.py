@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from api.deps import GlossaryDep
 from api.routes.graph import resolve
-from api.schemas.common import ERROR_RESPONSES, DefinitionOut, EdgeOut, Lang, TermRef
+from api.schemas.common import ERROR_RESPONSES, DefinitionOut, EdgeOut, Lang, TermRef, term_fields
 from api.schemas.compare import CompareSide, Comparison, Difference
 from kg.model import Term
 
@@ -21,12 +21,8 @@ TermQuery = Annotated[
 
 def _side(term: Term, lang: str | None) -> CompareSide:
     return CompareSide(
-        id=term.id,
-        label=term.label(lang or "en"),
-        labels=dict(term.labels),
-        abbreviations=list(term.abbreviations),
+        **term_fields(term, lang),
         aliases=list(term.aliases),
-        categories=list(term.categories),
         definitions=[DefinitionOut.model_validate(d.to_dict()) for d in term.definitions],
     )
 

@@ -9,10 +9,9 @@ from fastapi import APIRouter, Query, Request, Response
 
 from api.caching import cached_response
 from api.deps import GlossaryDep
-from api.errors import ExportUnavailable
 from api.schemas.common import ErrorResponse
 from api.schemas.export import EXPORT_MEDIA_TYPES, ExportFormatName
-from kg.errors import BadQuery
+from kg.errors import BadQuery, ExportUnavailable
 
 router = APIRouter(prefix="/v1", tags=["export"])
 

@@ -8,10 +8,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 
 from api.deps import GlossaryDep
-from api.errors import PathNotFound
 from api.schemas.common import ERROR_RESPONSES, EdgeOut, Lang, TermRef, TermSummary
 from api.schemas.graph import GraphPath, Neighbor, Neighbors, Subgraph, TermEdge, TermEdges
-from kg.errors import BadQuery, TermNotFound
+from kg.errors import BadQuery, PathNotFound, TermNotFound
 from kg.model import EDGE_TYPES, Edge
 from kg.store import Glossary
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from api.caching import cached_response
 from api.deps import GlossaryDep
-from api.schemas.common import ERROR_RESPONSES, DefinitionOut, Lang, TermSummary
+from api.schemas.common import ERROR_RESPONSES, DefinitionOut, Lang, TermSummary, term_fields
 from api.schemas.terms import EdgeCounts, TermDetail, TermPage
 from kg.model import Term
 
@@ -60,12 +60,8 @@ def get_term(term_id: TermId, glossary: GlossaryDep, request: Request, lang: Lan
     term = glossary.get(term_id)
     edges = glossary.edges_of(term.id)
     detail = TermDetail(
-        id=term.id,
-        label=term.label(lang or "en"),
-        labels=dict(term.labels),
-        abbreviations=list(term.abbreviations),
+        **term_fields(term, lang),
         aliases=list(term.aliases),
-        categories=list(term.categories),
         sources=list(term.sources),
         entries=list(term.entry_keys),
         definitions=[DefinitionOut.model_validate(d.to_dict()) for d in term.definitions],

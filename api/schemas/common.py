@@ -52,6 +52,17 @@ class TermRef(BaseModel):
         return cls(id=term.id, label=term.label(lang or "en"), labels=dict(term.labels))
 
 
+def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
+    """The fields every term view shares (ref + abbreviations + categories)."""
+    return {
+        "id": term.id,
+        "label": term.label(lang or "en"),
+        "labels": dict(term.labels),
+        "abbreviations": list(term.abbreviations),
+        "categories": list(term.categories),
+    }
+
+
 class TermSummary(TermRef):
     abbreviations: list[str] = Field(default_factory=list, examples=[["TTFT"]])
     categories: list[str] = Field(default_factory=list, description="Category ids.", examples=[["metrics"]])
@@ -61,14 +72,7 @@ class TermSummary(TermRef):
 
     @classmethod
     def of(cls, term: Term, lang: str | None = None) -> TermSummary:
-        return cls(
-            id=term.id,
-            label=term.label(lang or "en"),
-            labels=dict(term.labels),
-            abbreviations=list(term.abbreviations),
-            categories=list(term.categories),
-            sources=list(term.sources),
-        )
+        return cls(**term_fields(term, lang), sources=list(term.sources))
 
 
 class DefinitionOut(BaseModel):
