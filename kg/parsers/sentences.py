@@ -139,7 +139,7 @@ MARKERS = frozenset(
 # Markers jieba glues to the end of the subject ("数据并行复制" → 数据 / 并行复制).
 _SUFFIX_MARKERS = ("复制", "处理", "重现", "读取", "驻留")
 # One-character markers jieba glues to the next word ("是从", "只用", "把它").
-_PREFIX_MARKERS = ("是", "只", "仅", "把", "让")
+_PREFIX_MARKERS = ("是", "只", "仅", "把", "让", "由", "用", "将", "为", "对", "给")
 # Subjects that are not names: pronouns, demonstratives, conjunctions, a verb.
 _PRONOUN = re.compile(
     r"^(这|该|它|此|那|其|本|每个|每一|一个|一种|这些|那些|当|如果|若|因为|而|但|再|也|期间|目标|一直|把|让|将)"
@@ -163,12 +163,16 @@ def _segmenter(vocabulary: tuple[str, ...]) -> jieba.Tokenizer:
     return tok
 
 
-def _tokens(text: str, seg: jieba.Tokenizer) -> list[tuple[str, int]]:
-    """(token, start offset) pairs; Latin runs with inner spaces stay separate tokens."""
+def _tokens(text: str, seg: jieba.Tokenizer, known: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """(token, start offset) pairs; Latin runs with inner spaces stay separate tokens.
+
+    A glued marker suffix is split off ("并行复制" → 并行 / 复制) unless the token is a
+    known glossary name ("批处理", "连续批处理" end in 处理 but are names).
+    """
     out: list[tuple[str, int]] = []
     pos = 0
     for tok in seg.cut(text):
-        for suffix in _SUFFIX_MARKERS:
+        for suffix in () if tok in known else _SUFFIX_MARKERS:
             if len(tok) > len(suffix) and tok.endswith(suffix):
                 out.append((tok[: -len(suffix)], pos))
                 # tagged so that only a glued suffix counts as a marker
@@ -184,10 +188,12 @@ def _is_marker(tok: str) -> bool:
     return tok in MARKERS or tok.startswith("\0") or (len(tok) <= 3 and tok[0] in _PREFIX_MARKERS)
 
 
-def subject_split(sentence: str, seg: jieba.Tokenizer) -> tuple[str, str] | None:
+def subject_split(
+    sentence: str, seg: jieba.Tokenizer, known: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
     """(subject, marker) of a definition sentence, or None when it has no usable subject."""
     head = sentence[:40]
-    toks = _tokens(head, seg)
+    toks = _tokens(head, seg, known)
     for k, (tok, start) in enumerate(toks):
         if k == 0 or tok.strip() == "":
             continue
@@ -227,6 +233,7 @@ def parse_sentences(text: str, source: str, file: str = "", known_names: Iterabl
     if not non_blank:
         raise SourceError(file or source, 1, "empty source: no entries found")
     seg = _segmenter(tuple(sorted(set(known_names))))
+    known = frozenset(n.replace(" ", "") for n in known_names if has_cjk(n))
     entries: list[RawEntry] = []
     for idx, (no, line) in enumerate(non_blank):
         if is_furniture(line):
@@ -235,7 +242,7 @@ def parse_sentences(text: str, source: str, file: str = "", known_names: Iterabl
         sentence = line
         adverbial = _LEADING_ADVERBIAL.match(sentence)
         body = sentence[adverbial.end() :] if adverbial else sentence
-        split = subject_split(body, seg)
+        split = subject_split(body, seg, known)
         if split is None and idx == 0 and len(line) <= _TAGLINE_MAX:
             skipped.append(ParseIssue(source, no, "tagline", line))
             continue
@@ -259,7 +266,7 @@ def parse_sentences(text: str, source: str, file: str = "", known_names: Iterabl
         # ("TCO", "长度", "scale") count; "…，RCCL 是 AMD 的对应实现" does not.
         if marker in _COPULAS or marker[0] == "是":
             for clause in _clauses(body)[1:]:
-                sub = subject_split(clause, seg)
+                sub = subject_split(clause, seg, known)
                 if sub and (sub[1] in _COPULAS or sub[1][0] == "是") and _share_word(subject, sub[0]):
                     found.append(sub)
         second = _SECOND_TERM.search(sentence)

@@ -106,3 +106,24 @@ def test_qualifiers_are_not_aliases(glossary) -> None:
     assert cuda_core.id != glossary.lookup("CUDA")[0].term.id
     sparsity = glossary.lookup("Sparsity (FLOPS)")[0].term
     assert sparsity.id != glossary.lookup("FLOPS")[0].term.id
+
+
+def test_000_subjects_are_never_cut_inside_a_known_name(built) -> None:
+    """The subject taken from a 000 sentence must not be a strict prefix of another term's
+    name that its own sentence starts with: that means the subject was cut inside the name
+    ("连续批" | 处理让…)."""
+    owner: dict[str, set[str]] = {}
+    for t in built.terms:
+        for name in t.all_names():
+            owner.setdefault(name.replace(" ", ""), set()).add(t.id)
+    lines = source_text("000").splitlines()
+    for t in built.terms:
+        own = [lines[int(k.split(":")[1]) - 1].replace(" ", "") for k in t.entry_keys if k.startswith("000:")]
+        for name in t.all_names():
+            n = name.replace(" ", "")
+            for other, ids in owner.items():
+                if t.id in ids or len(other) <= len(n) or not other.startswith(n):
+                    continue
+                if n[-1].isascii() and other[len(n)].isascii():
+                    continue  # "Agent" / "AgentX": a different Latin word
+                assert not any(ln.startswith(n) and ln.startswith(other) for ln in own), (name, other)

@@ -1,0 +1,24 @@
+"""Fixtures for the evaluation tests: one real build of the bundled corpus per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg.build import build_graph
+from kg.store import Glossary
+
+DATASET = Path(__file__).resolve().parents[1] / "data" / "retrieval_dev.jsonl"
+
+
+@pytest.fixture(scope="session")
+def real_glossary() -> Glossary:
+    """The glossary built in memory from the bundled corpus."""
+    return Glossary(build_graph().document())
+
+
+@pytest.fixture(scope="session")
+def dataset_path() -> Path:
+    """``tests/data/retrieval_dev.jsonl``."""
+    return DATASET

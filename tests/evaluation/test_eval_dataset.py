@@ -1,0 +1,86 @@
+"""Loading the labelled queries and resolving their gold names on the real built graph."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kg.evaluation.dataset import Query, load_queries, name_term_ids, resolve_gold
+from kg.store import Glossary
+
+
+def q(gold: list[str], qid: str = "t001") -> Query:
+    return Query(id=qid, query="...", kind="abbrev", lang="en", gold=tuple(gold))
+
+
+def test_load_queries_reads_the_dev_set(dataset_path: Path) -> None:
+    queries = load_queries(dataset_path)
+    assert len(queries) == 211
+    assert len({x.id for x in queries}) == len(queries)
+    assert {x.lang for x in queries} == {"en", "zh"}
+    assert Counter(x.kind for x in queries)["cross_en_zh"] > 0
+    first = queries[0]
+    assert first.id == "q001" and first.kind == "reverse_zh" and "TTFT" in first.gold
+
+
+def test_load_queries_names_the_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = {"id": "a", "query": "x", "kind": "abbrev", "lang": "en", "gold": ["TTFT"]}
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps({**good, "gold": "TTFT"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:3"):
+        load_queries(path)
+    path.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r":1:"):
+        load_queries(path)
+
+
+def test_gold_names_in_both_languages_resolve_to_one_term(real_glossary: Glossary) -> None:
+    resolved, problems = resolve_gold(real_glossary, [q(["TTFT", "首 token 延迟"])])
+    assert problems == []
+    assert [r.term_id for r in resolved] == ["time-to-first-token"]
+    assert resolved[0].id == "t001" and resolved[0].kind == "abbrev" and resolved[0].lang == "en"
+
+
+def test_gold_naming_two_terms_is_a_problem(real_glossary: Glossary) -> None:
+    resolved, problems = resolve_gold(real_glossary, [q(["TTFT", "PagedAttention"], "t002")])
+    assert resolved == []
+    [p] = problems
+    assert p.query_id == "t002" and p.reason == "ambiguous"
+    assert p.names == ("TTFT", "PagedAttention")
+    assert p.resolved["TTFT"] == ("time-to-first-token",)
+    assert len(p.resolved["PagedAttention"]) == 1
+    assert set(p.term_ids) == {"time-to-first-token", *p.resolved["PagedAttention"]}
+    assert "t002" in p.describe() and "PagedAttention" in p.describe()
+
+
+def test_unknown_name_is_a_problem_not_dropped(real_glossary: Glossary) -> None:
+    resolved, problems = resolve_gold(
+        real_glossary, [q(["TTFT", "FlashDecode-Turbo v9"], "t003"), q(["no such term"], "t004")]
+    )
+    assert resolved == []
+    assert [(p.query_id, p.reason) for p in problems] == [("t003", "unresolved"), ("t004", "unresolved")]
+    assert problems[0].resolved["FlashDecode-Turbo v9"] == ()
+    assert "(nothing)" in problems[0].describe()
+
+
+def test_exact_hits_win_over_loose_ones(real_glossary: Glossary) -> None:
+    # "Tensor Core" (NVIDIA) and "TensorCore" (TPU) share a loose key but are different targets.
+    assert name_term_ids(real_glossary, "Tensor Core") == ("tensor-core",)
+    assert name_term_ids(real_glossary, "TensorCore") == ("tensorcore-tpu",)
+    loose = name_term_ids(real_glossary, "Tensor Core", prefer_exact=False)
+    assert set(loose) == {"tensor-core", "tensorcore-tpu"}
+    _, problems = resolve_gold(real_glossary, [q(["Tensor Core"])], prefer_exact=False)
+    assert [p.reason for p in problems] == ["ambiguous"]
+
+
+def test_every_dev_query_is_resolved_or_reported(real_glossary: Glossary, dataset_path: Path) -> None:
+    queries = load_queries(dataset_path)
+    resolved, problems = resolve_gold(real_glossary, queries)
+    assert len(resolved) + len(problems) == len(queries)
+    assert {r.id for r in resolved}.isdisjoint(p.query_id for p in problems)
+    assert all(r.term_id in real_glossary for r in resolved)
+    # Most of the set must be usable; the problems are listed for the dataset/graph owners.
+    assert len(resolved) >= 0.9 * len(queries), [p.describe() for p in problems]

