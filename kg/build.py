@@ -22,12 +22,13 @@ from typing import Any
 
 import jieba
 
+from kg.categories import infer_categories
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.overlay import Decision, apply_entry_decisions, load_overlay
 from kg.parsers import PARSERS
 from kg.parsers.common import SourceError
-from kg.relations import build_edges
+from kg.relations import build_edges, confusable_member_entries
 
 ARTIFACT_FORMAT = 1
 jieba.setLogLevel(logging.WARNING)
@@ -148,10 +149,12 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     raw_entries: list[RawEntry] = [e for p in parsed for e in p.entries]
     entries = apply_entry_decisions(raw_entries, decisions)
     confusions: list[ConfusionGroup] = [c for p in parsed for c in p.confusions]
+    entries += confusable_member_entries(entries, confusions)
     priority = {s.id: s.priority for s in sources}
     merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
     t_merge = time.perf_counter()
     edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
+    inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
     t_edges = time.perf_counter()
 
     unexplained = [
@@ -182,6 +185,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "unresolved_references": merged.unresolved + unresolved_refs,
         "alias_merges": merged.alias_merges,
         "uncategorized_nodes": sum(1 for t in merged.terms if not t.categories),
+        "inferred_category_nodes": inferred,
         "skipped": [
             {"source": s.source, "line": s.line, "reason": s.reason, "text": s.text}
             for p in parsed

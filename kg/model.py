@@ -147,6 +147,9 @@ class Term:
     categories: list[str]
     sources: list[str]
     entry_keys: list[str] = field(default_factory=list)
+    # True when no source files the term under a section and its topic was inferred
+    # from the terms it names (kg.categories.infer_categories).
+    categories_inferred: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +159,7 @@ class Term:
             "abbreviations": list(self.abbreviations),
             "definitions": [d.to_dict() for d in self.definitions],
             "categories": list(self.categories),
+            "categories_inferred": self.categories_inferred,
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
@@ -171,6 +175,7 @@ class Term:
             categories=list(d.get("categories", [])),
             sources=list(d.get("sources", [])),
             entry_keys=list(d.get("entries", [])),
+            categories_inferred=bool(d.get("categories_inferred", False)),
         )
 
     def all_names(self) -> list[str]:

@@ -84,6 +84,43 @@ class EdgeSet:
         return sorted(self.edges.values(), key=lambda e: (e.type, e.source, e.target))
 
 
+def confusable_member_entries(entries: list[RawEntry], confusions: list[ConfusionGroup]) -> list[RawEntry]:
+    """Entries for confusable-group members that no source entry names.
+
+    002's 易混淆辨析 names 激活量化 in "PTQ / QAT / 权重量化 / 激活量化" and describes it in the
+    paragraph ("激活量化连激活也压、需要 SmoothQuant 这类迁移技术") but has no entry for it. The
+    member becomes a term whose definition is the paragraph's clause about it, so every
+    pair of the group can be linked.
+    """
+    from kg.parsers.common import name
+
+    known = {name_key(n.text) for e in entries for n in e.names if n.kind in ("label", "abbr")}
+    out: list[RawEntry] = []
+    for group in confusions:
+        _, _, body = group.evidence.partition("：")
+        for member in group.members:
+            if name_key(member) in known:
+                continue
+            clause = next(
+                (c.strip() for c in re.split(r"[；;。]", body) if c.strip().startswith(member)), None
+            )
+            if not clause:
+                continue
+            known.add(name_key(member))
+            out.append(
+                RawEntry(
+                    source=group.source,
+                    line=group.line + 1,
+                    section=None,
+                    names=[name(member)],
+                    definition=clause + "。",
+                    note=None,
+                    raw=clause,
+                )
+            )
+    return out
+
+
 def _sentence_of(text: str, needle: str) -> str:
     for s in _SENTENCE.findall(text):
         if needle and fold(needle) in fold(s):

@@ -125,3 +125,12 @@ def test_ids_are_readable_and_unique(glossary: Glossary) -> None:
     assert term_of(glossary, "TTFT") == "time-to-first-token"
     assert term_of(glossary, "OpenAI Triton") == "triton"
     assert len(set(glossary.terms)) == len(glossary.terms)
+
+
+def test_categories_from_sections_and_inferred(glossary: Glossary, built) -> None:
+    ttft = glossary.get(term_of(glossary, "TTFT"))
+    assert ttft.categories == ["metrics"] and not ttft.categories_inferred
+    ironwood = glossary.get(term_of(glossary, "Ironwood"))  # 000 only: no section
+    assert ironwood.categories_inferred and ironwood.categories == ["hardware"]
+    assert built.report["inferred_category_nodes"] > 0
+    assert built.report["uncategorized_nodes"] < 0.15 * built.report["nodes"]
