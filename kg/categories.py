@@ -31,7 +31,7 @@ def infer_categories(terms: list[Term], edges: list[Edge], topic_order: list[str
 
 def _infer_round(terms: list[Term], edges: list[Edge], topic_order: list[str]) -> int:
     by_id = {t.id: t for t in terms}
-    votes: dict[str, Counter[str]] = {t.id: Counter() for t in terms if not t.categories}
+    votes: dict[str, dict[str, float]] = {t.id: {} for t in terms if not t.categories}
     degree: Counter[str] = Counter()
     for e in edges:
         degree[e.source] += 1
@@ -44,7 +44,7 @@ def _infer_round(terms: list[Term], edges: list[Edge], topic_order: list[str]) -
                 # hubs (推理, token, GPU) are named everywhere and say little about a topic
                 weight = (2.0 if e.type == "confused_with" else 1.0) / math.log2(2 + degree[other])
                 for c in by_id[other].categories:
-                    votes[me][c] += weight
+                    votes[me][c] = votes[me].get(c, 0.0) + weight
     # ties go to the more specific topic: the broad "fundamentals" comes last
     order = [c for c in topic_order if c != "fundamentals"] + ["fundamentals"]
     rank = {c: i for i, c in enumerate(order)}
