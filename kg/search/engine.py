@@ -33,7 +33,7 @@ from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
 from kg.search.tokenize import Tokenizer
-from kg.textnorm import clean, fold
+from kg.textnorm import clean, fold, has_cjk
 
 Mode = Literal["hybrid", "semantic", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
@@ -100,8 +100,17 @@ class DenseIndex:
         return self._encoder
 
     def search(self, query: str, k: int) -> list[tuple[str, float, str]]:
-        """(term id, best passage score, passage id), best first, one per term."""
+        """(term id, best passage score, passage id), best first, one per term.
+
+        A query with no Chinese characters is encoded twice, as a query and as a
+        passage, and the two vectors are summed: the glossary's definitions are mostly
+        Chinese, and the symmetric (passage-mode) view bridges English descriptions to
+        them better (dev set, dense only: cross-language MRR 0.780 → 0.807, English
+        reverse-dictionary 0.764 → 0.806; Chinese queries lose with it, 0.963 → 0.949).
+        """
         vec = self.encoder.encode_queries([query])
+        if not has_cjk(query):
+            vec = vec + self.encoder.encode_passages([query])
         if not np.all(np.isfinite(vec)):
             return []
         best: dict[str, tuple[float, str]] = {}
