@@ -3,6 +3,12 @@
 Matching runs on :func:`kg.textnorm.fold` output, so case, width, Traditional
 characters and spacing around Chinese do not matter. Latin names must sit on
 word boundaries ("TP" is not found inside "TTFT" or "output").
+
+This scanner builds *edges*, so it is deliberately stricter than the search-side
+:meth:`kg.search.labels.LabelMatcher.find_mentions`, which steps over spaces and
+hyphens inside names for people's typing: here "Tensor Core" in a definition must not
+also name the TPU's "TensorCore" (measured: the looser scanner added 8 such wrong
+edges to the bundled graph).
 """
 
 from __future__ import annotations
