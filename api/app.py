@@ -1,15 +1,18 @@
 """The FastAPI application factory.
 
 >>> app = create_app()                                   # doctest: +SKIP
->>> app = create_app(Settings(artifact_dir="x"), glossary=Glossary(doc))   # tests  # doctest: +SKIP
+>>> app = create_app(Settings(artifact_dir="x"), glossary=Glossary(doc), engine=engine)  # tests  # doctest: +SKIP
 
-The glossary is loaded once, in the lifespan, unless one is injected; routes reach it
-through :func:`api.deps.get_glossary`. A missing artifact does not stop the app: ``/readyz``
-and every data route answer 503 until it is there (restart to reload).
+The glossary and the search engine (``<artifact>/search``) are loaded once, in the lifespan,
+unless injected; routes reach them through :func:`api.deps.get_glossary` and
+:func:`api.deps.get_engine`. A missing artifact does not stop the app: ``/readyz`` and every
+data route answer 503 until it is there (restart to reload); a missing or mismatched search
+index makes only the search routes answer 503 (``/readyz`` says ``degraded``).
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,27 +24,54 @@ from fastapi.middleware.gzip import GZipMiddleware
 from api.deps import check_query_length
 from api.errors import install_error_handlers
 from api.middleware import BodySizeLimitMiddleware
-from api.routes import compare, export, graph, health, lookup, stats, terms
+from api.routes import (
+    ask,
+    chat,
+    compare,
+    export,
+    graph,
+    health,
+    lookup,
+    openai_compat,
+    search,
+    stats,
+    suggest,
+    terms,
+    web,
+)
 from api.settings import Settings
-from kg.errors import ArtifactError
+from kg.errors import ArtifactError, GlossaryError
+from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, glossary: Glossary | None = None) -> FastAPI:
-    """Build the app. *glossary* (tests) skips loading ``settings.artifact_dir``."""
+def create_app(
+    settings: Settings | None = None, glossary: Glossary | None = None, engine: SearchEngine | None = None
+) -> FastAPI:
+    """Build the app. *glossary* / *engine* (tests) skip loading them from ``settings.artifact_dir``."""
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        loaded = False
         if app.state.glossary is None:
             try:
                 app.state.glossary = Glossary.load(settings.artifact_dir)
                 app.state.glossary_error = None
+                loaded = True
             except ArtifactError as exc:
                 log.error("glossary not loaded: %s", exc.message)
                 app.state.glossary_error = exc
+        if app.state.engine is None and app.state.glossary is not None:
+            app.state.engine, app.state.engine_error = _load_engine(settings, app.state.glossary)
+            loaded = True
+        if loaded:
+            # The loaded graph and indexes live as long as the process: keep them out of the
+            # cyclic GC, whose full collections would otherwise scan them (~20 ms pauses).
+            gc.collect()
+            gc.freeze()
         yield
 
     app = FastAPI(
@@ -54,9 +84,13 @@ def create_app(settings: Settings | None = None, glossary: Glossary | None = Non
     app.state.settings = settings
     app.state.glossary = glossary
     app.state.glossary_error = None
+    app.state.engine = engine
+    app.state.engine_error = None
 
     install_error_handlers(app)
-    for module in (health, terms, lookup, graph, compare, stats, export):
+    for module in (health, terms, lookup, suggest, search, graph, compare, stats, export):
+        app.include_router(module.router)
+    for module in (ask, chat, openai_compat, web):  # chatbot and web page
         app.include_router(module.router)
 
     # Added innermost first: CORS is outermost so error responses carry its headers too.
@@ -70,3 +104,22 @@ def create_app(settings: Settings | None = None, glossary: Glossary | None = Non
         expose_headers=["ETag"],
     )
     return app
+
+
+def _load_engine(settings: Settings, glossary: Glossary) -> tuple[SearchEngine | None, ArtifactError | None]:
+    """The engine saved in ``<artifact>/search`` (warmed up), or the error that stopped it."""
+    from embeddings import VectorIndexError
+
+    try:
+        engine = SearchEngine.for_artifact(settings.artifact_dir, glossary.terms.values(), settings.encoder)
+    except (GlossaryError, VectorIndexError, ValueError, OSError) as exc:
+        message = exc.message if isinstance(exc, GlossaryError) else f"search index not loaded: {exc}"
+        log.error("search engine not loaded: %s", message)
+        return None, ArtifactError(message)
+    if settings.warm_up:
+        try:
+            engine.search("warm up 预热", "hybrid", limit=1)  # loads the query encoder and jieba's caches
+        except Exception as exc:  # an encoder that cannot run would fail every search: say so now
+            log.exception("search engine warm-up failed")
+            return None, ArtifactError(f"the search engine failed to warm up: {exc}")
+    return engine, None

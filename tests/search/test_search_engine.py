@@ -124,7 +124,9 @@ def test_real_encoder_crosses_languages(glossary: Glossary) -> None:
     assert res.hits[0].term_id == "tensor-parallelism"
 
 
-def test_index_from_another_encoder_is_refused(engine: SearchEngine, glossary: Glossary, tmp_path: Path) -> None:
+def test_index_from_another_encoder_is_refused(
+    engine: SearchEngine, glossary: Glossary, tmp_path: Path
+) -> None:
     from kg.errors import ArtifactError
 
     engine.save(tmp_path / "search")

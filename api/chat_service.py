@@ -1,0 +1,103 @@
+"""Chat plumbing shared by /v1/ask, /v1/chat and /v1/chat/completions.
+
+The session store and the optional LLM generator are created on first use from the app's
+settings and kept on ``app.state`` (``chat_sessions``, ``chat_generator``). Server-Sent
+Events are formatted here; the answers themselves come from :mod:`kg.chat`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from api.settings import Settings
+from kg.chat.generator import LLMGenerator
+from kg.chat.sessions import SessionStore
+
+_LOCK = threading.Lock()
+_UNSET = object()
+
+
+def get_sessions(request: Request) -> SessionStore:
+    state = request.app.state
+    store: SessionStore | None = getattr(state, "chat_sessions", None)
+    if store is None:
+        with _LOCK:
+            store = getattr(state, "chat_sessions", None)
+            if store is None:
+                settings: Settings = state.settings
+                store = SessionStore(
+                    ttl_seconds=settings.chat_session_ttl_seconds,
+                    max_sessions=settings.chat_max_sessions,
+                    max_turns=settings.chat_max_turns,
+                )
+                state.chat_sessions = store
+    return store
+
+
+def get_generator(request: Request) -> LLMGenerator | None:
+    """The LLM rephraser when ``settings.llm_base_url`` is set, else None."""
+    state = request.app.state
+    gen = getattr(state, "chat_generator", _UNSET)
+    if gen is _UNSET:
+        with _LOCK:
+            gen = getattr(state, "chat_generator", _UNSET)
+            if gen is _UNSET:
+                settings: Settings = state.settings
+                gen = (
+                    LLMGenerator(
+                        settings.llm_base_url,
+                        model=settings.llm_model,
+                        api_key=settings.llm_api_key,
+                        timeout=settings.llm_timeout_seconds,
+                    )
+                    if settings.llm_base_url
+                    else None
+                )
+                state.chat_generator = gen
+    return gen  # type: ignore[return-value]
+
+
+SessionsDep = Annotated[SessionStore, Depends(get_sessions)]
+GeneratorDep = Annotated[LLMGenerator | None, Depends(get_generator)]
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+
+
+def sse(event: str | None, data: Any) -> str:
+    """One Server-Sent Event (``event:`` line omitted when *event* is None)."""
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    head = f"event: {event}\n" if event else ""
+    return head + "".join(f"data: {line}\n" for line in payload.split("\n")) + "\n"
+
+
+_CHUNK = re.compile(r"[^\n。！？!?；;，,]*[\n。！？!?；;，,]?")
+
+
+def chunks(text: str, size: int = 24) -> Iterator[str]:
+    """The answer in small pieces (clauses, at most about *size* characters), for streaming."""
+    buf = ""
+    for m in _CHUNK.finditer(text):
+        piece = m.group(0)
+        if not piece:
+            continue
+        while len(piece) > size * 2:
+            yield from ([buf] if buf else [])
+            buf = ""
+            yield piece[:size]
+            piece = piece[size:]
+        if len(buf) + len(piece) > size and buf:
+            yield buf
+            buf = ""
+        buf += piece
+    if buf:
+        yield buf
+
+
+def wants_stream(request: Request, stream: bool) -> bool:
+    return stream or "text/event-stream" in request.headers.get("accept", "")

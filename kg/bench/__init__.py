@@ -1,0 +1,1 @@
+"""Benchmarks run by the ``glossary bench-*`` commands (HTTP load, search at scale)."""

@@ -1,0 +1,15 @@
+"""The chatbot: answers about the glossary, grounded in the graph, with citations.
+
+>>> from kg.chat import answer, ConversationState                      # doctest: +SKIP
+>>> a = answer(glossary, engine, "什么是 TTFT？", context=ConversationState())  # doctest: +SKIP
+
+Modules: :mod:`.intents` (question shapes), :mod:`.linking` (names first, search second),
+:mod:`.compose` (answer text from quoted graph text), :mod:`.bot` (the pipeline),
+:mod:`.sessions` (bounded in-memory conversations), :mod:`.generator` (optional LLM
+rephrasing), :mod:`.evaluate` (the chat evaluation). No FastAPI here.
+"""
+
+from kg.chat.bot import answer
+from kg.chat.model import INTENTS, Answer, Citation, ConversationState, Intent
+
+__all__ = ["INTENTS", "Answer", "Citation", "ConversationState", "Intent", "answer"]

@@ -1,0 +1,326 @@
+"""Answer text built only from the graph, every statement with a numbered citation.
+
+A :class:`Composer` collects lines and :class:`~kg.chat.model.Citation` values; quoting
+the same text twice reuses its marker. The words around the quotes (headings, "Definition
+(Chinese source 002):", list labels) are fixed templates in the question's language; the
+statements themselves are the sources' own words, quoted verbatim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rapidfuzz import fuzz
+
+from kg.chat.model import Citation
+from kg.model import Definition, Edge, Term
+from kg.store import Glossary
+from kg.textnorm import has_cjk
+
+__all__ = ["Composer", "display_name", "edges_between", "short_name"]
+
+_T: dict[str, dict[str, str]] = {
+    "zh": {
+        "def": "定义（{src}）：{q}",
+        "def_more": "另一来源（{src}）：{q}",
+        "note": "在推理系统里看什么（{src}）：{q}",
+        "src": "来源 {id}",
+        "related": "相关术语：{items}",
+        "between": "{a} 与 {b} 的联系（{src}）：{q}",
+        "cmp_head": "{a} 与 {b} 的对比：",
+        "cmp_diff": "词表的辨析（{src}）：{q}",
+        "cmp_edge": "两者的直接联系（{src}）：{q}",
+        "cmp_none": "词表里没有直接对比这两个概念的说法；以上是两者各自的定义。",
+        "cmp_shared": "两者共同相连的术语：{items}",
+        "same_term": "“{a}”和“{b}”在词表里是同一个概念的不同名称：{names}。",
+        "rel_head": "词表中与 {a} 相连的术语：",
+        "rel_pair_none": "词表里没有 {a} 与 {b} 之间的直接说法。",
+        "rel_path": "图中连接两者的路径：{path}。",
+        "rel_none": "词表里没有与 {a} 相连的术语。",
+        "via": "- {n}（与 {b} 相连）：{q}（{src}）",
+        "list_head": "词表里属于 {head} 这一类的术语：",
+        "list_none": "词表里没有列出 {head} 的具体种类。",
+        "howto_head": "词表中与这个问题相关的说法：",
+        "howto_tail": "词表没有专门回答怎么做或为什么的条目；以上是相关定义和来源原文。",
+        "names": "{t} 的名称 —— 中文：{zh}；英文：{en}{abbr}{alias}。",
+        "names_abbr": "；缩写：{v}",
+        "names_alias": "；别名：{v}",
+        "none": "（词表未给出）",
+        "abbr_is": "{asked} 是 {full} 的缩写/简称。",
+        "abbr_alias": "{asked} 在词表里是 {full} 的另一个名称。",
+        "abbr_nofull": "词表只给出 {asked} 这个写法，没有给出它的全称。",
+        "refuse": "词表里没有能回答这个问题的条目，我不做猜测。",
+        "refuse_unknown": "词表里没有“{names}”这个术语。",
+        "refuse_pronoun": "我不确定“{p}”指的是哪个术语，请直接说出术语名称。",
+        "nearest": "相近的术语：{items}",
+        "partial": "词表里找不到与“{slot}”对应的术语（相近：{items}）；下面只介绍 {a}。",
+        "sep": "、",
+        "colon": "：",
+        "q": "「{}」",
+    },
+    "en": {
+        "def": "Definition ({src}): {q}",
+        "def_more": "Another source ({src}): {q}",
+        "note": "What to watch in inference systems ({src}): {q}",
+        "src": "{script}source {id}",
+        "related": "Related terms: {items}",
+        "between": "{a} and {b} ({src}): {q}",
+        "cmp_head": "{a} vs {b}:",
+        "cmp_diff": "How the glossary tells them apart ({src}): {q}",
+        "cmp_edge": "Direct link between them ({src}): {q}",
+        "cmp_none": "The glossary does not compare these two directly; above are their own definitions.",
+        "cmp_shared": "Terms linked to both: {items}",
+        "same_term": "“{a}” and “{b}” are names of the same concept in the glossary: {names}.",
+        "rel_head": "Terms the glossary links to {a}:",
+        "rel_pair_none": "The glossary says nothing directly linking {a} and {b}.",
+        "rel_path": "Path between them in the graph: {path}.",
+        "rel_none": "The glossary links no other term to {a}.",
+        "via": "- {n} (linked to {b}): {q} ({src})",
+        "list_head": "Terms of the kind {head} in the glossary:",
+        "list_none": "The glossary lists no kinds of {head}.",
+        "howto_head": "What the glossary says that bears on this:",
+        "howto_tail": "The glossary has no entry answering the how/why directly; above are the relevant definitions "
+        "in the sources' own words.",
+        "names": "Names of {t} — Chinese: {zh}; English: {en}{abbr}{alias}.",
+        "names_abbr": "; abbreviation: {v}",
+        "names_alias": "; aliases: {v}",
+        "none": "(not given in the glossary)",
+        "abbr_is": "{asked} is short for {full}.",
+        "abbr_alias": "{asked} is another name of {full} in the glossary.",
+        "abbr_nofull": "The glossary only writes it as {asked}; it does not spell it out.",
+        "refuse": "The glossary has no entry that answers this, so I won't guess.",
+        "refuse_unknown": "The glossary has no term called “{names}”.",
+        "refuse_pronoun": "I'm not sure which term “{p}” refers to — please name it.",
+        "nearest": "Nearest terms in the glossary: {items}",
+        "partial": "The glossary has no term matching “{slot}” (nearest: {items}); here is {a} only.",
+        "sep": ", ",
+        "colon": ": ",
+        "q": "\u201c{}\u201d",
+    },
+}
+
+
+def t(lang: str, key: str, **kw: str) -> str:
+    return _T[lang][key].format(**kw)
+
+
+def short_name(term: Term, lang: str) -> str:
+    """The name to use inside sentences: an abbreviation in English, the Chinese label in Chinese."""
+    if lang == "zh":
+        return term.labels.get("zh") or (term.abbreviations[0] if term.abbreviations else term.label("en"))
+    if term.abbreviations and len(term.abbreviations[0]) <= 10:
+        return term.abbreviations[0]
+    return term.label("en")
+
+
+def display_name(term: Term, lang: str) -> str:
+    """Full heading name: "首 token 时间（Time To First Token，TTFT）" / "Time To First Token (TTFT; Chinese: 首 token 时间)"."""
+    zh, en = term.labels.get("zh"), term.labels.get("en")
+    abbr = [a for a in term.abbreviations if a not in (zh, en)][:1]
+    if lang == "zh":
+        main = zh or en or term.id
+        extra = [x for x in (en if main != en else None, *abbr) if x]
+        return f"{main}（{'，'.join(extra)}）" if extra else main
+    main = en or zh or term.id
+    extra = list(abbr)
+    if zh and main != zh:
+        extra.append(f"Chinese: {zh}")
+    elif not en:
+        extra.append("Chinese term")
+    return f"{main} ({'; '.join(extra)})" if extra else main
+
+
+def edges_between(glossary: Glossary, a: str, b: str) -> list[Edge]:
+    """Edges joining *a* and *b*, ``confused_with`` first."""
+    out = [e for e in glossary.edges_of(a) if {e.source, e.target} == {a, b}]
+    return sorted(out, key=lambda e: (e.type != "confused_with", e.doc, e.line))
+
+
+def best_edge(glossary: Glossary, focus: str, other: str) -> Edge | None:
+    """The edge that best says how *other* relates to *focus*: confused_with, then other's own text."""
+    edges = edges_between(glossary, focus, other)
+    if not edges:
+        return None
+    return sorted(edges, key=lambda e: (e.type != "confused_with", e.source != other, len(e.evidence)))[0]
+
+
+def _novel(text: str, shown: Sequence[str]) -> bool:
+    return len(text) >= 8 and all(fuzz.partial_ratio(text, s) < 75 for s in shown)
+
+
+class Composer:
+    """Lines of one answer plus their citations."""
+
+    def __init__(self, glossary: Glossary, lang: str) -> None:
+        self.g = glossary
+        self.lang = lang
+        self.lines: list[str] = []
+        self.citations: list[Citation] = []
+        self._markers: dict[tuple[str, str], int] = {}
+        self.terms: list[str] = []
+
+    # --- bookkeeping -------------------------------------------------------------------------
+    def use(self, *term_ids: str) -> None:
+        for tid in term_ids:
+            if tid not in self.terms:
+                self.terms.append(tid)
+
+    def cite(
+        self,
+        term_id: str,
+        source: str,
+        quote: str,
+        kind: str = "definition",
+        line: int = 0,
+        edge: Edge | None = None,
+    ) -> str:
+        """Record a citation (or reuse the marker of the same quote) and return ``[n]``."""
+        key = (source, quote)
+        if key not in self._markers:
+            marker = len(self.citations) + 1
+            self._markers[key] = marker
+            self.citations.append(
+                Citation(
+                    term_id=term_id,
+                    source=source,
+                    quote=quote,
+                    kind=kind,  # type: ignore[arg-type]
+                    line=line,
+                    marker=marker,
+                    edge=None if edge is None else (edge.type, edge.source, edge.target),
+                )
+            )
+        self.use(term_id)
+        return f"[{self._markers[key]}]"
+
+    def cited(self, source: str, quote: str) -> bool:
+        return (source, quote) in self._markers
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    # --- pieces ------------------------------------------------------------------------------
+    def q(self, quote: str) -> str:
+        return _T[self.lang]["q"].format(quote)
+
+    def src(self, source: str, lang: str = "zh") -> str:
+        if self.lang == "zh":
+            return t("zh", "src", id=source)
+        return t("en", "src", id=source, script="Chinese " if lang == "zh" else "")
+
+    def name(self, term_id: str) -> str:
+        return short_name(self.g.terms[term_id], self.lang)
+
+    def bold(self, term_id: str, full: bool = False) -> str:
+        term = self.g.terms[term_id]
+        return f"**{display_name(term, self.lang) if full else short_name(term, self.lang)}**"
+
+    def definitions(self, term: Term, max_defs: int = 2, notes: int = 1) -> list[Definition]:
+        """Cite the best definition, then others that add something, then notes."""
+        shown: list[str] = []
+        used: list[Definition] = []
+        for d in term.definitions:
+            if len(used) >= max_defs:
+                break
+            if used and not _novel(d.text, shown):
+                continue
+            key = "def" if not used else "def_more"
+            marker = self.cite(term.id, d.source, d.text, "definition", d.line)
+            self.add(t(self.lang, key, src=self.src(d.source, d.lang), q=self.q(d.text)) + " " + marker)
+            shown.append(d.text)
+            used.append(d)
+        noted = 0
+        for d in [*used, *(x for x in term.definitions if x not in used)]:
+            if noted >= notes:
+                break
+            if d.note and _novel(d.note, shown):
+                marker = self.cite(term.id, d.source, d.note, "note", d.line)
+                self.add(
+                    t(self.lang, "note", src=self.src(d.source, d.lang), q=self.q(d.note)) + " " + marker
+                )
+                shown.append(d.note)
+                noted += 1
+        self.use(term.id)
+        return used
+
+    def first_definition(self, term: Term) -> None:
+        if term.definitions:
+            d = term.definitions[0]
+            marker = self.cite(term.id, d.source, d.text, "definition", d.line)
+            self.add(t(self.lang, "def", src=self.src(d.source, d.lang), q=self.q(d.text)) + " " + marker)
+        self.use(term.id)
+
+    def edge_marker(self, edge: Edge, about: str) -> str:
+        return self.cite(about, edge.doc, edge.evidence, "edge", edge.line, edge)
+
+    def edge_items(self, focus: str, others: Sequence[str], max_lines: int = 6) -> list[str]:
+        """ "- **Prefill**（预填充）：「evidence」（来源 001）[n]" per neighbour, in *others*' order;
+        neighbours whose best edge quotes the same words share one line ("- **SGLang**、**TGI**：…")."""
+        groups: dict[tuple[str, str], tuple[list[str], Edge]] = {}
+        for other in others:
+            edge = best_edge(self.g, focus, other)
+            if edge is None:
+                continue
+            key = (edge.doc, edge.evidence)
+            if key not in groups:
+                if len(groups) >= max_lines:
+                    continue
+                groups[key] = ([], edge)
+            groups[key][0].append(other)
+        lines = []
+        for members, edge in groups.values():
+            marker = self.edge_marker(edge, members[0])
+            for m in members[1:]:
+                self.use(m)
+            if len(members) == 1:
+                head = f"{self.bold(members[0])}{_extra_names(self.g.terms[members[0]], self.lang)}"
+            else:
+                head = t(self.lang, "sep").join(self.bold(m) for m in members)
+            if self.lang == "zh":
+                lines.append(f"- {head}：{self.q(edge.evidence)}（{self.src(edge.doc)}）{marker}")
+            else:
+                lines.append(f"- {head}: {self.q(edge.evidence)} ({self.src(edge.doc)}) {marker}")
+        return lines
+
+    def related_names(self, focus: str, others: Iterable[str], limit: int = 4) -> str | None:
+        """ "Related terms: Prefill [4], TPOT [5]" — each backed by an edge's evidence."""
+        items = []
+        for other in others:
+            edge = best_edge(self.g, focus, other)
+            if edge is None:
+                continue
+            items.append(f"{self.name(other)} {self.edge_marker(edge, other)}")
+            if len(items) >= limit:
+                break
+        return t(self.lang, "related", items=_T[self.lang]["sep"].join(items)) if items else None
+
+    def follow(self, kind: str, *term_ids: str) -> str:
+        names = [self.name(i) for i in term_ids]
+        zh = self.lang == "zh"
+        if kind == "define":
+            return f"什么是 {names[0]}？" if zh else f"What is {names[0]}?"
+        if kind == "compare":
+            return (
+                f"{names[0]} 和 {names[1]} 有什么区别？"
+                if zh
+                else f"What is the difference between {names[0]} and {names[1]}?"
+            )
+        if kind == "related":
+            return f"和 {names[0]} 相关的概念有哪些？" if zh else f"What is related to {names[0]}?"
+        if kind == "names":
+            return f"{names[0]} 的英文名是什么？" if zh else f"What is the Chinese name of {names[0]}?"
+        raise ValueError(kind)
+
+
+def _extra_names(term: Term, lang: str) -> str:
+    """ "（Prefill）" after a Chinese short name, " (预填充)" after an English one."""
+    main = short_name(term, lang)
+    other = term.labels.get("en") if lang == "zh" else term.labels.get("zh")
+    if not other or other == main:
+        return ""
+    if lang == "zh" and has_cjk(main):
+        return f"（{other}）"
+    return f" ({other})"

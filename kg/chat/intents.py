@@ -1,0 +1,390 @@
+"""Question shapes in Chinese and English: the intent, the slots that name terms, pronouns.
+
+Everything runs on ``fold(question)`` (NFKC, Simplified, lower case, no spaces beside
+Chinese characters), the same text :meth:`LabelMatcher.find_mentions` reports offsets
+in, so slot offsets and mention offsets can be compared directly.
+
+>>> p = parse("那它和 TPOT 有什么区别？")
+>>> p.intent, [s.text for s in p.slots]
+('comparison', ['它', 'tpot'])
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kg.textnorm import fold
+
+__all__ = ["Parsed", "Pronoun", "Slot", "parse"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A part of the folded question that should name a term; offsets into the folded text."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Pronoun:
+    """它 / 这个 / it / its / the former …; ``ref`` is ``topic``, ``former`` or ``latter``."""
+
+    text: str
+    start: int
+    end: int
+    ref: str = "topic"
+
+
+@dataclass
+class Parsed:
+    question: str
+    folded: str
+    intent: str  # one of kg.chat.model.INTENTS, or "unknown" when no frame matched
+    facet: str | None = None  # names | names_en | names_zh | measure
+    slots: list[Slot] = field(default_factory=list)
+    pronouns: list[Pronoun] = field(default_factory=list)
+    matched: bool = False  # a question frame matched (False: bare text, chit-chat)
+    body: Slot | None = None  # the question without its leading fillers and trailing punctuation
+
+
+# --- pronouns ----------------------------------------------------------------------------
+
+_ZH_PRONOUN = re.compile(
+    r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
+    r"|(?<!应)该(?=[\u4e00-\u9fff])|这个|这种|这项|这一|这类"
+)
+_EN_PRONOUN = re.compile(
+    r"\bthe (former|latter)\b|\b(?:these|the) two\b|\b(it|its|itself|they|them|their|both|this|these|those)\b"
+)
+_PLURAL = {"它们", "这两者", "这两个", "两者", "二者", "they", "them", "their", "both", "these", "those"}
+_DEMONSTRATIVE = {"这个", "这种", "这项", "这一", "这类", "该", "this", "these", "those"}
+
+
+def find_pronouns(folded: str) -> list[Pronoun]:
+    out: list[Pronoun] = []
+    for m in _ZH_PRONOUN.finditer(folded):
+        t = m.group(0)
+        ref = "former" if t == "前者" else "latter" if t == "后者" else "both" if t in _PLURAL else "topic"
+        out.append(Pronoun(t, m.start(), m.end(), ref))
+    for m in _EN_PRONOUN.finditer(folded):
+        t = m.group(0)
+        ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
+        if t in _PLURAL or t.endswith(" two"):
+            ref = "both"
+        out.append(Pronoun(t, m.start(), m.end(), ref))
+    return sorted(out, key=lambda p: p.start)
+
+
+def is_demonstrative(p: Pronoun) -> bool:
+    return p.text in _DEMONSTRATIVE
+
+
+# --- frames --------------------------------------------------------------------------------
+
+_LEAD = re.compile(
+    r"^(?:\s*(?:那么|那|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|"
+    r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello)\b)[\s,.!:;~-]*)+",
+)
+_TRAIL = re.compile(r"[\s?.!~。？！…]+$")
+_CLAUSE = re.compile(
+    r"\s*[,;:，；：]\s*|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
+)
+_ARTICLE = re.compile(r"^(an?|the)\s+")
+_ZH_FILLER_END = re.compile(r"(呢|吗|啊|呀|嘛|吧)+$")
+
+# Each frame: (intent, facet, regex). Named groups a/b/x are slots. Order matters.
+_ZH_NAME = r"(?:中文|汉语|英文|英语)"
+_FRAMES: list[tuple[str, str | None, re.Pattern[str]]] = []
+
+
+def _f(intent: str, facet: str | None, pattern: str) -> None:
+    _FRAMES.append((intent, facet, re.compile(pattern)))
+
+
+# names: "它的英文是什么" / "KV cache 的中文名叫什么" / "what's its Chinese name"
+_f(
+    "definition",
+    "names_zh",
+    r"^(?P<x>.+?)(?:的|用|在)?(?:中文|汉语)(?:里|中)?(?:名|名字|名称|全称|叫法|术语|翻译)?(?:是什么|是啥|叫什么|怎么说|怎么叫|是)?$",
+)
+_f(
+    "definition",
+    "names_en",
+    r"^(?P<x>.+?)(?:的|用|在)?(?:英文|英语)(?:里|中)?(?:名|名字|名称|全称|叫法|术语|翻译)?(?:是什么|是啥|叫什么|怎么说|怎么叫|是)?$",
+)
+_f(
+    "definition",
+    "names_zh",
+    r"^what(?:'s| is) (?P<x>.+?)(?:'s)? (?:chinese|mandarin) (?:name|term|word|label)$",
+)
+_f("definition", "names_en", r"^what(?:'s| is) (?P<x>.+?)(?:'s)? english (?:name|term|word|label)$")
+_f(
+    "definition",
+    "names_zh",
+    r"^(?:what is|how do you say|how to say) (?P<x>.+?) (?:called )?in (?:chinese|mandarin)$",
+)
+_f("definition", "names_en", r"^(?:what is|how do you say|how to say) (?P<x>.+?) (?:called )?in english$")
+_f("definition", "names", r"^what(?:'s| is| are) (?P<x>.+?)(?:'s)? (?:names|labels|other names|aliases)$")
+# abbreviations
+_f("abbreviation", None, r"^(?P<x>.+?)是(?:什么|啥)的?(?:缩写|简称)")
+_f("abbreviation", None, r"^(?P<x>.+?)的?(?:全称|全名|完整名称)(?:是什么|是啥|叫什么)?$")
+_f("abbreviation", None, r"^(?P<x>.+?)(?:代表|表示)(?:什么|啥)$")
+_f("abbreviation", None, r"^what does (?P<x>.+?) stand for")
+_f("abbreviation", None, r"^what is (?P<x>.+?) (?:short|an abbreviation) for")
+_f(
+    "abbreviation",
+    None,
+    r"^what is the (?:full name|full form|expansion|long form|acronym) (?:of|for) (?P<x>.+)$",
+)
+_f("abbreviation", None, r"^(?:expand|spell out) (?:the )?(?:acronym |abbreviation )?(?P<x>.+)$")
+_f("abbreviation", None, r"^(?P<x>.+?) stands? for what$")
+# comparisons
+_CMP_ZH = r"(?:区别|差别|差异|不同|异同|分别|不一样)"
+_f(
+    "comparison",
+    None,
+    rf"^(?:区分|比较|对比)(?:一下)?(?P<a>.+?)(?:和|与|跟|同|及)(?P<b>.+?)(?:的{_CMP_ZH})?$",
+)
+_f(
+    "comparison",
+    None,
+    rf"^(?P<a>.+?)(?:和|与|跟|同|对比|比较|vs\.?|versus|还是)(?P<b>.+?)(?:之间)?(?:的|有)?(?:什么|啥|哪些|何)?{_CMP_ZH}",
+)
+_f(
+    "comparison",
+    None,
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:是一回事|是一个东西|是同一个|是同一回事|一样|相同|等同|等价)",
+)
+_f(
+    "comparison",
+    None,
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:相比|比较|对比|比起来|哪个好|哪个更|谁更|怎么选|如何选)",
+)
+_f("comparison", None, r"differences? between (?P<a>.+?) and (?P<b>.+?)$")
+_f(
+    "comparison",
+    None,
+    r"^(?:how )?(?:do|does|is|are) (?P<a>.+?) (?:differ|different|compare|compared|contrast)\w* (?:from|to|with|against) (?P<b>.+)$",
+)
+_f(
+    "comparison",
+    None,
+    r"^how (?:is|are|does|do) (?P<a>.+?) (?:differ|different|compare|compared|contrast)\w* (?:from|to|with|against) (?P<b>.+)$",
+)
+_f(
+    "comparison",
+    None,
+    r"^is (?P<a>.+?) (?:the same(?: thing)? as|different from|equivalent to|identical to) (?P<b>.+)$",
+)
+_f("comparison", None, r"^compare (?P<a>.+?) (?:and|with|to|against) (?P<b>.+)$")
+_f(
+    "comparison",
+    None,
+    r"^(?P<a>.+?)\s*(?:\bvs\.?|\bversus|\bcompared (?:to|with))\s*(?P<b>.+?)(?:\s*[-—–:,]+\s*(?:what|which|how).*)?$",
+)
+_PLURAL_X = r"(?P<x>它们|这两者|这两个|两者|二者|they|them|these two|the two|both)"
+_f("comparison", None, rf"^{_PLURAL_X}(?:之间)?(?:有)?(?:什么|啥|哪些)?{_CMP_ZH}")
+_f("comparison", None, rf"^(?:how|in what way) (?:do|are|does) {_PLURAL_X} (?:differ|different|compare)")
+_f("comparison", None, rf"^what(?:'s| is| are) the differences? between {_PLURAL_X}$")
+_f("relation", None, rf"^{_PLURAL_X}(?:之间)?(?:有|是)?(?:什么|啥|怎样的|何种)(?:关系|联系)")
+_f("relation", None, rf"^how (?:are|is) {_PLURAL_X} (?:related|connected|linked)")
+_f("relation", None, rf"^what(?:'s| is) the (?:relationship|relation|connection|link) between {_PLURAL_X}$")
+# explicit relations
+_REL_ZH = r"(?:相关|有关|有联系|相联系|关联|相关联)"
+_f(
+    "relation",
+    None,
+    rf"^(?:和|与|跟)(?P<x>.+?){_REL_ZH}的?(?:概念|术语|东西|词|技术|内容)?(?:有哪些|是什么|有什么|都有啥|有啥|有些什么)?$",
+)
+_f(
+    "relation",
+    None,
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?(?:是|有)?(?:什么|啥|怎样的|怎么样的|何种|哪种)(?:关系|联系)",
+)
+_f("relation", None, r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?的?(?:关系|联系)(?:是什么|是啥)?$")
+_f("relation", None, rf"^(?P<x>.+?)(?:和|与|跟)(?:哪些|什么)(?:概念|术语|东西)?{_REL_ZH}")
+_f("relation", None, r"^(?P<x>.+?)的?(?:相关|关联)(?:概念|术语|词)")
+_f("relation", None, r"^how (?:is|are) (?P<a>.+?) (?:related|connected|linked) to (?P<b>.+)$")
+_f("relation", None, r"relationship between (?P<a>.+?) and (?P<b>.+)$")
+_f(
+    "relation",
+    None,
+    r"^(?:what|which)(?: other)?(?: terms?| concepts?| things?| ideas?)? (?:is|are) (?P<x>.+?) (?:related|connected|linked) to$",
+)
+_f(
+    "relation",
+    None,
+    r"^(?:what|which)(?: other)?(?: terms?| concepts?| things?| ideas?)? (?:is|are) (?:related|connected|linked) to (?P<x>.+)$",
+)
+_f("relation", None, r"^(?:terms?|concepts?)? ?(?:related|connected|linked) to (?P<x>.+)$")
+_f("relation", None, r"^(?P<x>.+?) related (?:terms|concepts)$")
+# listings
+_LIST_CLASS = (
+    r"(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派|格式|架构|引擎|框架)"
+)
+_f("listing", None, r"^(?:常见的?|主要的?|都|一般)?有哪些(?:常见的?|主要的?)?(?P<x>.+?)$")
+_f(
+    "listing",
+    None,
+    rf"^(?:常见的?|主要的?)?(?P<x>.+?)(?:都|一般|主要|常见的?)?有哪些(?:常见的?|主要的?)?(?P<cls>{_LIST_CLASS}|常见{_LIST_CLASS})?$",
+)
+_f("listing", None, r"^(?P<x>.+?)(?:有|分为|包括|分成)(?:几种|哪几种|多少种|几类|哪几类)")
+_f("listing", None, r"^(?:列举|列出|举例)(?:一下)?(?P<x>.+)$")
+_f(
+    "listing",
+    None,
+    r"^what (?:kinds|types|sorts|forms|categories|variants|flavou?rs) of (?P<x>.+?) (?:are there|exist|do we have|can i use|are available|are common)$",
+)
+_f(
+    "listing",
+    None,
+    r"^what (?P<x>.+?) (?:methods|strategies|techniques|approaches|types|kinds|variants|schemes|options|families|formats|engines|frameworks|algorithms) (?:are there|exist|are available|are common|do you know)$",
+)
+_f(
+    "listing",
+    None,
+    r"^what are (?:the )?(?:main |common |some |different |popular )?(?:kinds|types|sorts|forms|variants) of (?P<x>.+)$",
+)
+_f("listing", None, r"^(?:list|name|enumerate)(?: all| the| some| common)? (?P<x>.+)$")
+_f(
+    "listing",
+    None,
+    r"^what (?:\w+ )?(?:units|parts|components|blocks|cores|pieces) (?:does|do) (?P<x>.+?) (?:have|contain|include)$",
+)
+_f(
+    "listing",
+    None,
+    r"^what (?:are )?(?:some )?(?:representative |common |popular |typical )?(?:methods|techniques|approaches|examples|variants|implementations) (?:for|of) (?P<x>.+)$",
+)
+# how / why
+_f(
+    "definition",
+    "measure",
+    r"^(?P<x>.+?)(?:这个指标|这个量)?(?:是)?(?:怎么算|怎么计算|如何计算|怎么衡量|如何衡量|怎么测|怎么测量|如何测量)的?",
+)
+_f(
+    "definition",
+    "measure",
+    r"^how (?:is|are|do you|do we|to) (?P<x>.+?) (?:measured|calculated|computed|defined|measure|calculate|compute|define)$",
+)
+_f("definition", "measure", r"^what does (?P<x>.+?) (?:measure|quantify|count)$")
+_f("howto_why", None, r"^(?P<x>.+?)(?:为什么|为何|为啥)(?P<rest>.*)$")
+_f("howto_why", None, r"^(?:为什么|为何|为啥)(?P<x>.+)$")
+_f(
+    "howto_why",
+    None,
+    r"^(?:怎么|怎样|如何|咋|怎么样才能|有什么办法|有哪些办法|有什么方法)(?:才能|可以|能)?(?P<x>.+)$",
+)
+_f(
+    "howto_why",
+    None,
+    r"^(?P<x>.+?)(?:怎么|怎样|如何)(?:降低|减少|提高|提升|优化|避免|解决|缓解|加速|改善|做|用|配置|调)",
+)
+_f("howto_why", None, r"^(?P<x>.+?)(?:的原因|的好处|有什么好处|有什么用|有啥用|的作用|起什么作用)")
+_f("howto_why", None, r"^why (?:is|are|does|do|did|would|should|can|could|will) (?P<x>.+)$")
+_f("howto_why", None, r"^why (?P<x>.+)$")
+_f("howto_why", None, r"^how (?:can|do|could|should|would|to|does|did|is|are|much|many) (?P<x>.+)$")
+_f("howto_why", None, r"^(?:is|are|does|do|can|should|will|would) (?P<x>.+)$")
+# definitions
+_f(
+    "definition",
+    None,
+    r"^(?:解释一下|介绍一下|解释|介绍|说说|讲讲|说一下|讲一下|什么是|啥是|何为|何谓|什么叫|什么叫做)(?P<x>.+)$",
+)
+_f(
+    "definition",
+    None,
+    r"^(?P<x>.+?)(?:又|还|到底|究竟)?(?:是什么意思|什么意思|的意思是什么|的意思|是什么东西|是什么|是啥|是指什么|指什么|指的是什么|"
+    r"是干什么的|是干什么用的|是干嘛的|是干嘛用的|是做什么的|是干啥的|是做什么用的|干什么用的|是怎么定义的|怎么定义|如何定义|"
+    r"的定义是什么|的定义|是个啥|是何物|怎么理解|如何理解)",
+)
+_f(
+    "definition",
+    None,
+    r"^(?:what is|what's|whats|what are|who is|define|definition of|meaning of|explain|describe|tell me about|"
+    r"what do you know about|what do you mean by|what does) (?P<x>.+?)(?: (?:mean|means|do|does|called|refer to|refers to))?$",
+)
+
+_REL_CONTEXT = re.compile(
+    r"对应|对标|起家|组成|基于|依赖|属于|配合|搭配|构成|"
+    r"(?:哪个|哪种|哪些|哪一个|哪一种|什么)(?:\w{0,3})(?:引擎|机制|芯片|指标|阶段|实现|技术|方法|标准|架构|协议|通信|框架|硬件|单元|组件|模型|库)|"
+    r"\b(?:counterpart|equivalent|alternative|specific to|based on|built on|consists? of|made of|composed of|made up of|"
+    r"components?|part of|belongs? to|used (?:by|in|with)|implementation|implemented|which (?:\w+ )?(?:engine|phase|stage|metric|"
+    r"model|architecture|mechanism|chip|unit|standard|library|framework|protocol|hardware)|related to)\b"
+)
+
+
+def _body(folded: str) -> tuple[int, int]:
+    start = 0
+    m = _LEAD.match(folded)
+    if m:
+        start = m.end()
+    end = len(folded)
+    t = _TRAIL.search(folded, start)
+    if t:
+        end = t.start()
+    f = _ZH_FILLER_END.search(folded[start:end])
+    if f:
+        end = start + f.start()
+    return start, max(start, end)
+
+
+def _trim_slot(text: str, start: int) -> Slot | None:
+    """Cut a slot at the first clause boundary; drop articles, fillers and edge punctuation."""
+    m = _CLAUSE.search(text)
+    if m:
+        text = text[: m.start()]
+    lead = len(text) - len(text.lstrip(" \"'“”‘’「」`《》<>"))
+    text = text[lead:]
+    start += lead
+    a = _ARTICLE.match(text)
+    if a:
+        start += a.end()
+        text = text[a.end() :]
+    text = text.rstrip(" \"'“”‘’「」`《》<>?？.。!！")
+    f = _ZH_FILLER_END.search(text)
+    if f:
+        text = text[: f.start()]
+    if not text.strip():
+        return None
+    return Slot(text, start, start + len(text))
+
+
+def parse(question: str) -> Parsed:
+    """Intent, slots and pronouns of *question* (no graph needed)."""
+    folded = fold(question)
+    s, e = _body(folded)
+    body = folded[s:e]
+    parsed = Parsed(question, folded, "unknown", pronouns=find_pronouns(folded))
+    parsed.body = Slot(body, s, e) if body else None
+    has_pronoun = bool(parsed.pronouns)
+    for intent, facet, rx in _FRAMES:
+        m = rx.search(body)
+        if m is None:
+            continue
+        slots: list[Slot] = []
+        for g in ("a", "b", "x"):
+            if g in rx.groupindex and m.group(g):
+                slot = _trim_slot(m.group(g), s + m.start(g))
+                if slot is not None:
+                    slots.append(slot)
+        if not slots:
+            continue
+        if (
+            intent in ("howto_why", "definition")
+            and facet is None
+            and has_pronoun
+            and _REL_CONTEXT.search(body)
+        ):
+            # "它靠哪种集合通信…", "What is its NVIDIA counterpart?": a relation to the term under discussion
+            intent = "relation"
+        parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
+        return parsed
+    if parsed.body is not None:
+        if has_pronoun and _REL_CONTEXT.search(body):
+            parsed.intent = "relation"
+        parsed.slots = [parsed.body]
+    return parsed

@@ -1,0 +1,466 @@
+"""Term linking for the chatbot: names first (longest match, exact), search second.
+
+The order is deliberate. A name the glossary knows — any label, abbreviation or alias,
+in either language — is found by :meth:`LabelMatcher.find_mentions` (longest match,
+non-overlapping) or by an exact match of the whole slot. Only when no name is there
+does :meth:`SearchEngine.search` pick a term, and its hit counts only when
+
+- its fused score reaches :data:`MIN_SEARCH_SCORE`,
+- the question is in-domain (it names some term, or continues a conversation about one),
+- and the hit's own names do not contradict the words asked about ("data parallelism"
+  is not *Model parallelism*; a Chinese-only term cannot contradict English words).
+
+Name-shaped words the glossary has never seen ("ZeRO-Infinity", "FlashDecode-Turbo",
+"Ring-AllGather-X") make a slot unknown even when part of them is a known name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative
+from kg.model import Term
+from kg.search.engine import Hit, SearchEngine, SearchResult
+from kg.search.labels import Span
+from kg.store import Glossary
+from kg.textnorm import fold, has_cjk, is_cjk_char
+
+__all__ = ["MIN_SEARCH_SCORE", "Link", "Linker"]
+
+#: Lowest fused search score (weighted RRF + bonuses, see :mod:`kg.search.engine`) at which a
+#: search-only hit may ground an answer: the dense stage's own top hit (3 / (5 + 1) = 0.5).
+#: Calibrated on tests/data/retrieval_dev.jsonl (in-domain; queries with an exact name left
+#: out): top-1 precision is 0.65 for scores in [0.50, 0.55) — 0.94 once the names check
+#: below is applied —, 0.91 in [0.55, 0.60) and 1.0 from 0.60; no in-domain top hit scores
+#: below 0.5. Off-topic questions also reach 0.5 through the dense stage alone, so the score
+#: cannot refuse them by itself: the in-domain and names checks do (docs/CHAT.md).
+MIN_SEARCH_SCORE = 0.5
+#: A term found by searching the rest of a follow-up ("the matrix-multiply unit inside it")
+#: must be a graph neighbour of the term under discussion and rank at most this high.
+MAX_CONTEXT_RANK = 12
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_'’-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+_LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9+'’-]*")
+_EN_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "what",
+        "which",
+        "how",
+        "why",
+        "who",
+        "whom",
+        "whose",
+        "does",
+        "do",
+        "did",
+        "it",
+        "its",
+        "itself",
+        "this",
+        "that",
+        "these",
+        "those",
+        "they",
+        "them",
+        "their",
+        "my",
+        "our",
+        "your",
+        "i",
+        "we",
+        "you",
+        "me",
+        "us",
+        "he",
+        "she",
+        "his",
+        "her",
+        "there",
+        "here",
+        "about",
+        "from",
+        "by",
+        "at",
+        "as",
+        "into",
+        "inside",
+        "within",
+        "under",
+        "over",
+        "between",
+        "than",
+        "then",
+        "so",
+        "such",
+        "some",
+        "any",
+        "all",
+        "each",
+        "every",
+        "plain",
+        "usually",
+        "mostly",
+        "often",
+        "typically",
+        "basically",
+        "really",
+        "just",
+        "also",
+        "very",
+        "more",
+        "most",
+        "less",
+        "much",
+        "many",
+        "called",
+        "named",
+        "known",
+        "mean",
+        "means",
+        "use",
+        "used",
+        "using",
+        "help",
+        "helps",
+        "make",
+        "makes",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "may",
+        "might",
+        "kind",
+        "kinds",
+        "type",
+        "types",
+        "sort",
+        "way",
+        "ways",
+        "thing",
+        "things",
+        "stuff",
+        "one",
+        "ones",
+        "called",
+        "difference",
+        "different",
+        "compare",
+        "vs",
+        "versus",
+    ]
+)
+_ZH_STOP = frozenset(
+    "的了是和与跟同也在有就都而及或之其它这那个么吗呢啊呀吧什啥哪怎为如何种些上里中面被把对给让"
+)
+_PREPOSITION = re.compile(
+    r"\s+(?:in|inside|on|of|for|within|from|at|with|that|which|used|during|when|under)\s+"
+)
+
+
+def _is_name_like(token: str) -> bool:
+    """CamelCase, ALLCAPS or letters mixed with digits in some part ("ZeRO", "FlashDecode", "v9")."""
+    if re.search(r"[-_./]", token) and re.search(r"\d", token) and re.search(r"[A-Za-z]", token):
+        return True  # "Mamba-3", "GPT-5", "FlashAttention-9"
+    for part in re.split(r"[-_./]", token):
+        if not part:
+            continue
+        if re.search(r"[A-Z]", part[1:]):
+            return True
+        if re.search(r"\d", part) and re.search(r"[A-Za-z]", part):
+            return True
+    return False
+
+
+@dataclass
+class Link:
+    """A term found for a slot, and how."""
+
+    term_id: str
+    method: str  # exact | mention | search | context
+    score: float = 1.0
+    start: int = -1
+    end: int = -1
+    name: str | None = None
+
+
+@dataclass
+class Analysis:
+    """Everything linking found in one question."""
+
+    spans: list[Span] = field(default_factory=list)  # real mentions (not inside unknown names)
+    unknown: list[str] = field(default_factory=list)  # name-shaped words the glossary lacks
+    unknown_ranges: list[tuple[int, int]] = field(default_factory=list)  # folded offsets
+    pronouns: list[Pronoun] = field(default_factory=list)  # anaphoric ones only
+
+
+class Linker:
+    """Links question slots to terms over one glossary and its search engine.
+
+    Make one per question: it caches that question's searches (not thread-safe, not shared).
+    """
+
+    def __init__(
+        self, glossary: Glossary, engine: SearchEngine, vocabulary: frozenset[str] | None = None
+    ) -> None:
+        self.glossary = glossary
+        self.engine = engine
+        self.vocabulary = vocabulary if vocabulary is not None else latin_vocabulary(glossary)
+        self._cache: dict[tuple[str, int], SearchResult] = {}
+
+    # --- search, cached per question -----------------------------------------------------
+    def search(self, text: str, limit: int = 50) -> SearchResult:
+        key = (text, limit)
+        result = self._cache.get(key)
+        if result is None:
+            result = self._cache[key] = self.engine.search(text, "hybrid", limit=limit)
+        return result
+
+    # --- analysis -------------------------------------------------------------------------
+    def analyse(self, parsed: Parsed) -> Analysis:
+        folded = parsed.folded
+        spans = self.engine.matcher.find_mentions(folded)
+        unknown: list[str] = []
+        ranges: list[tuple[int, int]] = []
+        cursor = 0
+        for m in _TOKEN.finditer(parsed.question):
+            tok = m.group(0).strip("'’.-")
+            if not tok:
+                continue
+            key = fold(tok)
+            pos = folded.find(key, cursor)
+            if pos < 0:
+                continue
+            cursor = pos + len(key)
+            if not _is_name_like(tok):
+                continue
+            covered = any(s.start <= pos and pos + len(key) <= s.end for s in spans)
+            if covered or key in self.vocabulary:
+                continue
+            unknown.append(tok)
+            ranges.append((pos, pos + len(key)))
+        spans = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
+        pronouns = [p for p in parsed.pronouns if not _appositive(p, spans, folded)]
+        pronouns = [p for p in pronouns if not any(s.start <= p.start < s.end for s in spans)]
+        return Analysis(spans, unknown, ranges, pronouns)
+
+    # --- slots ---------------------------------------------------------------------------------
+    def spans_in(self, analysis: Analysis, slot: Slot) -> list[Span]:
+        return [s for s in analysis.spans if s.start >= slot.start and s.end <= slot.end]
+
+    def unknown_in(self, analysis: Analysis, slot: Slot) -> list[str]:
+        return [
+            tok
+            for tok, (a, b) in zip(analysis.unknown, analysis.unknown_ranges, strict=True)
+            if a >= slot.start and b <= slot.end
+        ]
+
+    def link_slot(
+        self, slot: Slot, analysis: Analysis, *, in_domain: bool, prefer: str = "head", alt: str | None = None
+    ) -> tuple[Link | None, list[str]]:
+        """The term *slot* names, or None plus the nearest term ids as suggestions."""
+        if self.unknown_in(analysis, slot):
+            return None, self.nearest(slot.text)
+        exact = self.engine.matcher.exact(slot.text)
+        if exact:
+            return Link(exact[0].term_id, "exact", 1.0, slot.start, slot.end, exact[0].name), []
+        spans = self.spans_in(analysis, slot)
+        head = _head(slot, spans, prefer) if spans else None
+        if head is not None:
+            return Link(head.term_id, "mention", 1.0, head.start, head.end, head.name), []
+        hit = self.search_link(slot.text, in_domain=in_domain, alt=alt)
+        if hit is not None:
+            return hit, []
+        if spans and not has_cjk(slot.text):
+            fb = fallback_head(slot, spans)
+            if fb is not None:
+                return Link(fb.term_id, "mention", 1.0, fb.start, fb.end, fb.name), []
+        return None, self.nearest(slot.text)
+
+    def search_link(self, text: str, *, in_domain: bool, alt: str | None = None) -> Link | None:
+        """A top search hit for *text* (then for *alt*, the whole question) that passes the checks."""
+        if not in_domain:
+            return None
+        for query in dict.fromkeys(q for q in (text, alt) if q):
+            for hit in self.search(query).hits[:2]:
+                if hit.score < MIN_SEARCH_SCORE:
+                    break
+                if consistent(text, self.glossary.terms[hit.term_id]):
+                    return Link(hit.term_id, "search", hit.score)
+        return None
+
+    def nearest(self, text: str, limit: int = 5) -> list[str]:
+        """Nearest term ids for an unanswerable slot (search hits, else fuzzy names)."""
+        out = [h.term_id for h in self.search(text).hits[:limit]]
+        if not out:
+            out = self.glossary.suggest_ids(text, limit)
+        return out
+
+    # --- context -------------------------------------------------------------------------------
+    def neighbour_hits(self, text: str, anchor: str, exclude: Iterable[str] = ()) -> list[tuple[Hit, int]]:
+        """Hits of *text* that are graph neighbours of *anchor*, with their overall rank."""
+        near = set(self.glossary.neighbours(anchor)) - {anchor, *exclude}
+        out = []
+        for rank, hit in enumerate(self.search(text).hits, start=1):
+            if hit.term_id in near:
+                out.append((hit, rank))
+        return out
+
+    def context_link(self, text: str, anchor: str) -> Link | None:
+        """A neighbour of *anchor* that *text* describes ("那条脊线", "the matrix-multiply unit")."""
+        hits = self.neighbour_hits(text, anchor)
+        if hits and hits[0][1] <= MAX_CONTEXT_RANK:
+            hit, _ = hits[0]
+            return Link(hit.term_id, "context", hit.score)
+        return None
+
+
+def _appositive(p: Pronoun, spans: list[Span], folded: str) -> bool:
+    """ "RTF 这个指标": a demonstrative right after a name points at that name, not back in time."""
+    if not is_demonstrative(p):
+        return False
+    return any(s.end <= p.start and not folded[s.end : p.start].strip() for s in spans)
+
+
+def _head(slot: Slot, spans: list[Span], prefer: str) -> Span | None:
+    """The span a slot is about.
+
+    Chinese "A 的 B" / "A 上的 B": B. English noun phrase: the longest name before the first
+    preposition ("OpenAI Triton kernel language" → OpenAI Triton); when that part holds no
+    name but content words ("recurrent state in linear attention layers"), None — the slot
+    names something else, which search may find. *prefer* ``first`` takes the first span
+    (subjects of why/how questions: "为什么 INT4 量化能让推理变快").
+    """
+    text = slot.text
+    if has_cjk(text) and prefer != "first":
+        last_de = -1
+        for m in re.finditer(r"的", text):
+            if any(s.start >= slot.start + m.end() for s in spans):
+                last_de = slot.start + m.end()
+        head = next(s for s in spans if s.start >= last_de) if last_de >= 0 else spans[0]
+        return None if _compound_tail(slot, head) else head
+    if prefer == "first":
+        return spans[0]
+    prep = _PREPOSITION.search(text)
+    np_end = slot.start + prep.start() if prep else slot.end
+    in_np = [s for s in spans if s.end <= np_end]
+    np_words = _content_words(text[: np_end - slot.start])
+    if in_np:
+        last = max(in_np, key=lambda s: s.end)
+        tail = _content_words(fold(text)[last.end - slot.start : np_end - slot.start])
+        if not tail:  # the noun phrase ends on a name: "plain TensorRT", "NVIDIA Triton Inference Server"
+            return last
+        return None  # "GPU utilization", "OpenAI Triton kernel language": the head word is not a name
+    return None if np_words else spans[0]
+
+
+def fallback_head(slot: Slot, spans: list[Span]) -> Span | None:
+    """When search cannot place a slot, the longest name in its noun phrase (or its first name)."""
+    m = _PREPOSITION.search(slot.text)
+    np_end = slot.start + m.start() if m else slot.end
+    in_np = [s for s in spans if s.end <= np_end]
+    if in_np:
+        return max(in_np, key=lambda s: (s.end - s.start, s.start))
+    return None
+
+
+_GENERIC_TAIL = re.compile(
+    r"^(阶段|指标|技术|机制|方法|方式|概念|术语|模式|过程|操作|算法|方案|框架|引擎|格式|本身|层|模块|功能|场景|问题)"
+)
+
+
+def _compound_tail(slot: Slot, head: Span) -> bool:
+    """ "流水线气泡": Chinese characters glued after a name make another, unknown, name."""
+    i = head.end - slot.start
+    run = []
+    for ch in slot.text[i:]:
+        if not is_cjk_char(ch) or ch in _ZH_STOP:
+            break
+        run.append(ch)
+    tail = "".join(run)
+    return len(tail) >= 2 and not _GENERIC_TAIL.match(tail)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _LATIN_WORD.findall(fold(text)) if w not in _EN_STOP and not w.isdigit()]
+
+
+def _latin_tokens(text: str) -> list[str]:
+    return _LATIN_WORD.findall(fold(text))
+
+
+def _cjk_chars(text: str) -> str:
+    return "".join(ch for ch in fold(text) if is_cjk_char(ch) and ch not in _ZH_STOP)
+
+
+def consistent(text: str, term: Term) -> bool:
+    """False when the term's names contradict the words of *text*.
+
+    Latin words asked about must each match a word of one of the term's Latin names
+    (prefix or close spelling); Chinese characters asked about must mostly (75 %) occur
+    in one of its Chinese names. A term with no name in the script asked in cannot
+    contradict it (cross-language hits: "GPU utilization" → GPU 利用率).
+    """
+    from rapidfuzz import fuzz
+
+    names = term.all_names()
+    words = _content_words(text)
+    latin_names = [n for n in names if not has_cjk(n)]
+    if words:
+        if latin_names:
+            name_words = {w for n in latin_names for w in _latin_tokens(n)}
+            name_words |= {w.replace("-", "") for w in name_words}
+            for w in words:
+                if not any(
+                    nw.startswith(w[:5]) or w.startswith(nw[:5]) or fuzz.ratio(w, nw) >= 80
+                    for nw in name_words
+                ):
+                    return False
+        else:
+            mixed = {w for n in names for w in _latin_tokens(n)}
+            if mixed and not mixed & set(words):
+                return False
+    chars = _cjk_chars(text)
+    zh_names = [n for n in names if has_cjk(n)]
+    if chars and zh_names:
+        best = max(sum(ch in _cjk_chars(n) for ch in chars) / len(chars) for n in zh_names)
+        if best < 0.75:
+            return False
+    return True
+
+
+def latin_vocabulary(glossary: Glossary) -> frozenset[str]:
+    """Every Latin token (folded) the graph's names, definitions, notes and evidence use."""
+    texts: list[str] = []
+    for t in glossary.terms.values():
+        texts.extend(t.all_names())
+        for d in t.definitions:
+            texts.append(d.text)
+            if d.note:
+                texts.append(d.note)
+    texts.extend(e.evidence for e in glossary.edges)
+    vocab: set[str] = set()
+    for text in texts:
+        for m in _TOKEN.finditer(text):
+            vocab.add(fold(m.group(0).strip("'’.-")))
+    return frozenset(vocab)

