@@ -55,6 +55,7 @@ class FusionWeights:
     # Bonus for candidates linked to a term the query names. Measured on the dev set:
     # 0.02 → -0.3 points MRR, 0.1 → -0.7, 0.2 → -7.9; so it is off by default.
     graph: float = 0.0
+    fuzzy_max_chars: int = 40  # longer queries skip fuzzy name matching
     near_exact: float = 0.85  # fuzzy score from which a whole-query match earns half the exact bonus
     depth: int = 50
 
@@ -306,7 +307,9 @@ class SearchEngine:
                 spans = sorted(spans, key=lambda s: -(s.end - s.start))
                 coverage = sum(s.end - s.start for s in spans) / folded_len
                 add("mention", [(s.term_id, s.name) for s in spans], w.mention * min(1.0, 0.25 + coverage))
-            if not exact:
+            if not exact and len(core or text) <= w.fuzzy_max_chars:
+                # typos live in names, not in sentences: a long description is never a
+                # misspelt name, and fuzzy matching it costs most of the label stage at 100k terms
                 fz = self.matcher.fuzzy(core or text, limit=5, cutoff=0.75)
                 add("fuzzy", [(m.term_id, m.name) for m in fz], w.fuzzy)
                 unambiguous = len(fz) == 1 or (len(fz) > 1 and fz[0].score - fz[1].score >= 0.1)

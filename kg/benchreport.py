@@ -1,0 +1,102 @@
+"""Render the benchmark JSON files (``docs/bench/*.json``) as sections of docs/BENCHMARKS.md.
+
+Each ``glossary bench-*`` command writes its raw measurements as JSON; ``glossary bench-report``
+turns them into tables with :func:`kg.docsections.replace_section`, so no figure is typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kg.docsections import replace_section
+
+
+def _fmt(v: Any, nd: int = 1) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:,.{nd}f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def render_search(d: dict[str, Any]) -> str:
+    """Search latency, build time, index size and RSS per corpus, plus the targets."""
+    lines = [
+        "## Search speed and scale",
+        "",
+        f"Command: `{d['command']}` (started {d.get('started_at', '?')}, {d.get('duration_s', '?')} s; "
+        f"machine load during the run: {json.dumps(d.get('machine_load', {}))}).",
+        "",
+        "| corpus | terms | passages | vectors | index | build s | embeddings s | index MB | "
+        "search p50 ms | search p99 ms | dense stage p50 ms | labels stage p50 ms | peak RSS MB |",
+        "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in d["summary"]:
+        lines.append(
+            f"| {s['corpus']} | {_fmt(s['terms'])} | {_fmt(s['passages'])} | {s['vectors']} | {s['index_kind']} | "
+            f"{_fmt(s['build_s'])} | {_fmt(s['embeddings_s'])} | {_fmt(s['index_mb'])} | {_fmt(s['search_p50_ms'])} | "
+            f"{_fmt(s['search_p99_ms'])} | {_fmt(s['dense_stage_p50_ms'])} | {_fmt(s['labels_stage_p50_ms'])} | "
+            f"{_fmt(s['peak_rss_mb'])} |"
+        )
+    projected = [s for s in d["summary"] if s.get("embeddings_projected_full_encode_s")]
+    if projected:
+        lines += [
+            "",
+            "Synthetic passage vectors are composed from real encodings (see `method` in the JSON); "
+            "encoding every synthetic passage for real would take, projected from the measured "
+            "throughput: "
+            + ", ".join(
+                f"{s['corpus']} {_fmt(s['embeddings_projected_full_encode_s'], 0)} s" for s in projected
+            )
+            + ".",
+        ]
+    lines += ["", "### Targets", "", "| target | limit | measured | status |", "|---|---:|---:|---|"]
+    for t in d["targets"]:
+        lines.append(
+            f"| {t['target']} | {_fmt(t['limit'])} {t['unit']} | {_fmt(t['value'])} {t['unit']} | {t['status']} |"
+        )
+    lines += ["", "Raw output: [bench/search.json](bench/search.json)."]
+    return "\n".join(lines)
+
+
+def render_http(d: dict[str, Any]) -> str:
+    """Requests/s and latency per endpoint and client, and the txtai serving comparison."""
+    lines = [
+        "## HTTP load (loopback)",
+        "",
+        f"Command: `{d['command']}`. Server: {json.dumps(d.get('server', {}), ensure_ascii=False)}.",
+        "",
+        *[f"- {n}" for n in d.get("notes", [])],
+        "",
+        "| endpoint | client | connections | req/s | p50 ms | p99 ms | errors | targets | met |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    rows = list(d["results"]) + list((d.get("txtai") or {}).get("results", []))
+    for r in rows:
+        targets = ", ".join(f"{k}={v}" for k, v in (r.get("targets") or {}).items()) or "–"
+        met = {True: "yes", False: "no", None: "–"}[r.get("meets_targets")]
+        lines.append(
+            f"| {r['endpoint']} | {r['client']} | {r['concurrency']} | {_fmt(r['rps'])} | {_fmt(r['p50_ms'])} | "
+            f"{_fmt(r['p99_ms'])} | {r['errors']} | {targets} | {met} |"
+        )
+    if d.get("txtai"):
+        lines += ["", f"txtai: {d['txtai'].get('server', '')}; {d['txtai'].get('what', '')}."]
+    lines += ["", "Raw output: [bench/http.json](bench/http.json)."]
+    return "\n".join(lines)
+
+
+def write_report(bench_dir: Path, doc: Path) -> list[str]:
+    """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
+    written = []
+    for name, render in (("search", render_search), ("http", render_http)):
+        path = bench_dir / f"{name}.json"
+        if path.exists():
+            replace_section(
+                doc, name, render(json.loads(path.read_text(encoding="utf-8"))), title="Benchmarks"
+            )
+            written.append(name)
+    return written
