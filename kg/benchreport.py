@@ -89,10 +89,30 @@ def render_http(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_sse(d: dict[str, Any]) -> str:
+    """Time to the first streamed chat event."""
+    return "\n".join(
+        [
+            "## Chat streaming (first event over HTTP)",
+            "",
+            f"Command: `{d['command']}` — {d['server']}, {d['endpoint']}, one request at a time, "
+            f"first user turn of each conversation in `{d['questions']}`.",
+            "",
+            "| requests | errors | first event p50 ms | p95 ms | max ms | full stream p50 ms | p95 ms | target | status |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|---|",
+            f"| {d['requests']} | {d['errors']} | {_fmt(d['first_event_p50_ms'])} | {_fmt(d['first_event_p95_ms'])} | "
+            f"{_fmt(d['first_event_max_ms'])} | {_fmt(d['full_stream_p50_ms'])} | {_fmt(d['full_stream_p95_ms'])} | "
+            f"p50 <= {d['target_first_event_ms']} ms | {d['status']} |",
+            "",
+            "Raw output: [bench/sse.json](bench/sse.json).",
+        ]
+    )
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
-    for name, render in (("search", render_search), ("http", render_http)):
+    for name, render in (("search", render_search), ("http", render_http), ("sse", render_sse)):
         path = bench_dir / f"{name}.json"
         if path.exists():
             replace_section(

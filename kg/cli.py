@@ -223,8 +223,18 @@ def evaluate_cmd(
         err.print("[red]the artifact has no vector index: rebuild with an encoder[/red]")
         raise typer.Exit(2)
     dense = engine.dense
+
+    def dual(q: str) -> list[str]:
+        # the same engine with English queries also encoded in passage mode (see DenseIndex)
+        dense.dual = True
+        try:
+            return engine.rank(q, "hybrid", 10)
+        finally:
+            dense.dual = False
+
     systems = {
         "hybrid": lambda q: engine.rank(q, "hybrid", 10),
+        "hybrid-dual": dual,
         "dense": lambda q: [t for t, _, _ in dense.search(q, 50)][:10],
         "bm25": lambda q: [d for d, _ in engine.lexical.search(q, 10)],
     }
@@ -293,6 +303,18 @@ def bench_report(bench_dir: Path = typer.Option(Path("docs/bench"), "--dir")) ->
 
     written = write_report(bench_dir, Path("docs/BENCHMARKS.md"))
     console.print(f"wrote sections: {', '.join(written) or 'none'}")
+
+
+SseOutOpt = typer.Option(Path("docs/bench/sse.json"), "--out")
+
+
+@app.command("bench-sse")
+def bench_sse(artifact: Path = ArtifactOpt, data: Path = ChatDataOpt, out: Path = SseOutOpt) -> None:
+    """Time to the first streamed event of POST /v1/chat over HTTP on loopback (target <= 100 ms)."""
+    from kg.bench.sse_latency import run
+
+    res = run(data, artifact, out, f"glossary bench-sse --out {out}")
+    print(json.dumps(res, indent=1, ensure_ascii=False))
 
 
 @app.command("bench-build")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -55,7 +56,9 @@ class FusionWeights:
     # Bonus for candidates linked to a term the query names. Measured on the dev set:
     # 0.02 → -0.3 points MRR, 0.1 → -0.7, 0.2 → -7.9; so it is off by default.
     graph: float = 0.0
-    fuzzy_max_chars: int = 40  # longer queries skip fuzzy name matching
+    fuzzy_max_chars: int = 40  # longer queries skip fuzzy name matching, and so do queries
+    # whose names are already found as mentions (fuzzy matching is most of the label stage's
+    # cost at 100k terms)
     near_exact: float = 0.85  # fuzzy score from which a whole-query match earns half the exact bonus
     depth: int = 50
 
@@ -88,9 +91,10 @@ class SearchResult:
 class DenseIndex:
     """Encoder + FAISS over passages; the encoder is created lazily (queries only)."""
 
-    def __init__(self, index: Any, encoder_factory: Callable[[], Any], spec: str) -> None:
+    def __init__(self, index: Any, encoder_factory: Callable[[], Any], spec: str, dual: bool = False) -> None:
         self.index = index
         self.spec = spec
+        self.dual = dual
         self._factory = encoder_factory
         self._encoder: Any = None
 
@@ -103,14 +107,15 @@ class DenseIndex:
     def search(self, query: str, k: int) -> list[tuple[str, float, str]]:
         """(term id, best passage score, passage id), best first, one per term.
 
-        A query with no Chinese characters is encoded twice, as a query and as a
-        passage, and the two vectors are summed: the glossary's definitions are mostly
-        Chinese, and the symmetric (passage-mode) view bridges English descriptions to
-        them better (dev set, dense only: cross-language MRR 0.780 → 0.807, English
-        reverse-dictionary 0.764 → 0.806; Chinese queries lose with it, 0.963 → 0.949).
+        With ``dual`` (``GLOSSARY_DUAL_ENCODE=1``), a query with no Chinese characters is
+        encoded twice, as a query and as a passage, and the two vectors are summed: the
+        symmetric view bridges English descriptions to the mostly Chinese definitions
+        better (dev set: hybrid MRR 0.903 → 0.916, cross-language 0.777 → 0.806) but
+        doubles the encoding time of English queries (search p50 ~18 → ~28 ms, HTTP
+        search throughput below 60 req/s), so it is off by default.
         """
         vec = self.encoder.encode_queries([query])
-        if not has_cjk(query):
+        if self.dual and not has_cjk(query):
             vec = vec + self.encoder.encode_passages([query])
         if not np.all(np.isfinite(vec)):
             return []
@@ -228,7 +233,7 @@ class SearchEngine:
             index = load_index(
                 directory / "dense", expected_encoder_id=info["encoder_id"], expected_dim=info["dim"]
             )
-            dense = DenseIndex(index, factory, spec)
+            dense = DenseIndex(index, factory, spec, dual=os.environ.get("GLOSSARY_DUAL_ENCODE") == "1")
             if encoder_spec is not None and factory().id != info["encoder_id"]:
                 raise ArtifactError(
                     f"the index was built with encoder {info['encoder_id']!r}, not {factory().id!r}: "
@@ -307,7 +312,8 @@ class SearchEngine:
                 spans = sorted(spans, key=lambda s: -(s.end - s.start))
                 coverage = sum(s.end - s.start for s in spans) / folded_len
                 add("mention", [(s.term_id, s.name) for s in spans], w.mention * min(1.0, 0.25 + coverage))
-            if not exact and len(core or text) <= w.fuzzy_max_chars:
+            covered = sum(sp.end - sp.start for sp in spans) / max(len(fold(core or text)), 1)
+            if not exact and len(core or text) <= w.fuzzy_max_chars and covered < 0.6:
                 # typos live in names, not in sentences: a long description is never a
                 # misspelt name, and fuzzy matching it costs most of the label stage at 100k terms
                 fz = self.matcher.fuzzy(core or text, limit=5, cutoff=0.75)
