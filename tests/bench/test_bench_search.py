@@ -57,6 +57,9 @@ def test_quick_benchmark_command_writes_a_complete_report(tmp_path: Path) -> Non
         assert syn["build"]["timings_s"][key] >= 0
 
     assert [row["corpus"] for row in report["summary"]] == ["full", "synthetic 900"]
+    stages = syn["probe"]["stage_latency_ms"]
+    assert {"labels", "bm25", "dense", "query_encode", "vector_search", "fuzzy_every_query"} <= set(stages)
+    assert all(row["dense_stage_p50_ms"] is not None for row in report["summary"])
     assert set(report["ratios"]) == {"synthetic 900"}
     statuses = {t["id"]: t["status"] for t in report["targets"]}
     assert statuses["synthetic.100k.search_p50"] == "n/a"
