@@ -26,7 +26,6 @@ from api.schemas.chat import (
     MAX_MESSAGE_CHARS,
     ChatCompletion,
     ChatCompletionRequest,
-    CitationOut,
     CompletionChoice,
     CompletionMessage,
     CompletionUsage,
@@ -43,18 +42,6 @@ MAX_REPLAY = 8
 
 def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
-
-
-def _extension(a: Answer) -> GlossaryExtension:
-    return GlossaryExtension(
-        grounded=a.grounded,
-        intent=a.intent,
-        lang=a.lang,
-        terms=a.terms,
-        citations=[CitationOut.of(c) for c in a.citations],
-        suggestions=a.suggestions,
-        follow_ups=a.follow_ups,
-    )
 
 
 @router.post(
@@ -113,7 +100,7 @@ async def chat_completions(
                 completion_tokens=completion,
                 total_tokens=prompt_tokens + completion,
             ),
-            glossary=_extension(result),
+            glossary=GlossaryExtension.of(result),
         )
     return StreamingResponse(
         _chunks(result, cid, created, body.model, generator),
@@ -137,5 +124,5 @@ async def _chunks(
         result = await run_in_threadpool(generator.rewrite, result)
     for piece in chunks(result.answer):
         yield chunk({"content": piece})
-    yield chunk({}, "stop", glossary=_extension(result).model_dump())
+    yield chunk({}, "stop", glossary=GlossaryExtension.of(result).model_dump())
     yield sse(None, "[DONE]")

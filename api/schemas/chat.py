@@ -81,6 +81,21 @@ class AnswerFields(BaseModel):
     warnings: list[str] = Field(default_factory=list, description="E.g. an LLM that timed out.")
 
 
+def answer_fields(a: Answer) -> dict[str, Any]:
+    """The fields every answer-shaped response takes from a domain :class:`Answer`."""
+    return {
+        "lang": a.lang,
+        "intent": a.intent,
+        "answer": a.answer,
+        "grounded": a.grounded,
+        "terms": a.terms,
+        "citations": [CitationOut.of(c) for c in a.citations],
+        "suggestions": a.suggestions,
+        "follow_ups": a.follow_ups,
+        "warnings": a.warnings,
+    }
+
+
 class AskResponse(AnswerFields):
     """One question, answered from the graph."""
 
@@ -90,18 +105,7 @@ class AskResponse(AnswerFields):
 
     @classmethod
     def of(cls, a: Answer) -> AskResponse:
-        return cls(
-            question=a.question,
-            lang=a.lang,
-            intent=a.intent,
-            answer=a.answer,
-            grounded=a.grounded,
-            terms=a.terms,
-            citations=[CitationOut.of(c) for c in a.citations],
-            suggestions=a.suggestions,
-            follow_ups=a.follow_ups,
-            warnings=a.warnings,
-        )
+        return cls(question=a.question, **answer_fields(a))
 
 
 class ChatRequest(BaseModel):
@@ -139,19 +143,7 @@ class ChatResponse(AnswerFields):
 
     @classmethod
     def of(cls, a: Answer, session_id: str, reset: bool) -> ChatResponse:
-        return cls(
-            session_id=session_id,
-            session_reset=reset,
-            lang=a.lang,
-            intent=a.intent,
-            answer=a.answer,
-            grounded=a.grounded,
-            terms=a.terms,
-            citations=[CitationOut.of(c) for c in a.citations],
-            suggestions=a.suggestions,
-            follow_ups=a.follow_ups,
-            warnings=a.warnings,
-        )
+        return cls(session_id=session_id, session_reset=reset, **answer_fields(a))
 
 
 # --- OpenAI-compatible ---------------------------------------------------------------------------
@@ -213,6 +205,11 @@ class GlossaryExtension(BaseModel):
     citations: list[CitationOut]
     suggestions: list[str]
     follow_ups: list[str]
+
+    @classmethod
+    def of(cls, a: Answer) -> GlossaryExtension:
+        fields = answer_fields(a)
+        return cls(**{name: fields[name] for name in cls.model_fields})
 
 
 class ChatCompletion(BaseModel):

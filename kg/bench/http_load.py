@@ -239,34 +239,24 @@ def run_wrk(base_url: str, ep: Endpoint, duration: float, concurrency: int, warm
         f.write(_WRK_LUA % paths)
         script = f.name
     try:
-        if warmup > 0:
-            subprocess.run(
-                [
-                    exe,
-                    "-t1",
-                    f"-c{concurrency}",
-                    f"-d{max(1, round(warmup))}s",
-                    "--timeout",
-                    "30s",
-                    "-s",
-                    script,
-                    base_url,
-                ],
-                capture_output=True,
-                check=True,
-            )
-        out = subprocess.run(
-            [
+
+        def wrk_cmd(seconds: float) -> list[str]:
+            return [
                 exe,
                 "-t1",
                 f"-c{concurrency}",
-                f"-d{max(1, round(duration))}s",
+                f"-d{max(1, round(seconds))}s",
                 "--timeout",
                 "30s",
                 "-s",
                 script,
                 base_url,
-            ],
+            ]
+
+        if warmup > 0:
+            subprocess.run(wrk_cmd(warmup), capture_output=True, check=True)
+        out = subprocess.run(
+            wrk_cmd(duration),
             capture_output=True,
             text=True,
             check=True,
@@ -450,28 +440,25 @@ def txtai_rows(
 ) -> tuple[str, float, list[Row]]:
     """Build txtai's index over the same passages, serve it over HTTP, load its /search.
 
-    txtai's own API when the ``txtai[api]`` extra is installed, else the stand-in app of
-    :mod:`kg.bench.txtai_serving`; the first value says which.
+    txtai's own API (``uvicorn txtai.api:app``, from the ``txtai[api]`` extra); the first value
+    says what served it.
     """
-    from kg.bench.txtai_serving import INDEX_ENV, build_txtai_index, txtai_api_available
+    from kg.bench.txtai_serving import build_txtai_index, txtai_api_available
 
+    if not txtai_api_available():
+        raise SystemExit("--txtai needs txtai's API: install the eval extra (pip install -e '.[eval]')")
     with tempfile.TemporaryDirectory(prefix="txtai-serve-") as tmp:
         build_txtai_index(artifact, Path(tmp))
         port = free_port()
-        env = {"OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        kind = "txtai's own API (uvicorn txtai.api:app)"
+        env = {
+            "OMP_WAIT_POLICY": "PASSIVE",
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+            "CONFIG": str(Path(tmp) / "config.yml"),
+            "ALLOW_RESOLVE_TRANSFORM": "True",
+        }
         cmd = [sys.executable, "-m", "uvicorn", "--port", str(port), "--workers", str(workers)]
-        cmd += ["--no-access-log", "--host", "127.0.0.1"]
-        if txtai_api_available():
-            kind = "txtai's own API (uvicorn txtai.api:app)"
-            env |= {"CONFIG": str(Path(tmp) / "config.yml"), "ALLOW_RESOLVE_TRANSFORM": "True"}
-            cmd.append("txtai.api:app")
-        else:
-            kind = (
-                "stand-in FastAPI app calling txtai Embeddings.search (txtai.api needs the txtai[api] "
-                "extra, not installed): uvicorn --factory kg.bench.txtai_serving:create_app"
-            )
-            env[INDEX_ENV] = str(Path(tmp) / "index")
-            cmd += ["--factory", "kg.bench.txtai_serving:create_app"]
+        cmd += ["--no-access-log", "--host", "127.0.0.1", "txtai.api:app"]
         base = f"http://127.0.0.1:{port}"
         ep = Endpoint("GET /search (txtai)", [_get("/search", query=q, limit=10) for q in questions])
         with running(cmd, base + "/search?query=warm&limit=1", env) as startup:

@@ -9,12 +9,7 @@ graph). The only change: the external transform is named by its import path,
 only with ``ALLOW_RESOLVE_TRANSFORM=True`` in the environment.
 
 txtai's API needs the ``txtai[api]`` extra (fastapi-mcp, aiohttp, python-multipart), which the
-project's ``eval`` extra does not install. Without it, :func:`create_app` stands in: a minimal
-FastAPI app whose ``GET /search?query=&limit=`` calls txtai's ``Embeddings.search`` on the same
-saved index and returns its results as they are, like txtai's own ``/search`` route (a plain
-``def`` route, run in the thread pool, one search at a time per process under a lock, as
-txtai's application does). :func:`txtai_api_available` says which
-one a benchmark can use.
+project's ``eval`` extra installs; :func:`txtai_api_available` checks for it.
 
 This module imports txtai (and torch) only inside its functions.
 """
@@ -23,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,29 +88,3 @@ def build_txtai_index(artifact: Path, out: Path) -> dict[str, Any]:
 def txtai_api_available() -> bool:
     """txtai's own API can be imported (the ``txtai[api]`` extra is installed)."""
     return all(importlib.util.find_spec(m) is not None for m in ("fastapi_mcp", "aiohttp", "multipart"))
-
-
-INDEX_ENV = "TXTAI_BENCH_INDEX"
-
-
-def create_app() -> Any:
-    """Stand-in for txtai's API: ``GET /search`` over the index saved in ``$TXTAI_BENCH_INDEX``.
-
-    Run with ``uvicorn --factory kg.bench.txtai_serving:create_app``.
-    """
-    from fastapi import FastAPI
-    from txtai import Embeddings
-
-    embeddings = Embeddings()
-    embeddings.load(os.environ[INDEX_ENV], config={"transform": transform})
-    embeddings.search("warm up", 1)  # load the encoder before the first request
-    app = FastAPI(title="txtai search (stand-in for txtai.api)")
-    lock = threading.RLock()  # txtai.app.Application.search holds one too (Embeddings is not thread-safe)
-
-    @app.get("/search")
-    def search(query: str, limit: int = 10) -> Any:
-        with lock:
-            results = embeddings.search(query, max(1, min(250, limit)))
-        return [{"id": r[0], "score": float(r[1])} if isinstance(r, tuple) else r for r in results]
-
-    return app

@@ -24,6 +24,7 @@ from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.intents import Parsed, Pronoun, Slot, parse
 from kg.chat.linking import Analysis, Link, Linker, latin_vocabulary
 from kg.chat.model import Answer, ConversationState
+from kg.model import Term
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk, name_key
@@ -366,16 +367,24 @@ def _no_referent(ctx: _Ctx) -> Answer | None:
     return None
 
 
-def _definition(ctx: _Ctx) -> Answer:
+def _one_term(ctx: _Ctx) -> Answer | tuple[Link, Term, Composer]:
+    """The single term a question is about, focused, with a composer; or the refusal to give."""
     if (r := _no_referent(ctx)) is not None:
         return r
     link = _single(ctx)
     if link is None:
         return _refuse(ctx)
-    g = ctx.glossary
-    term = g.terms[link.term_id]
+    term = ctx.glossary.terms[link.term_id]
     ctx.focus = [term.id]
-    c = Composer(g, ctx.lang)
+    return link, term, Composer(ctx.glossary, ctx.lang)
+
+
+def _definition(ctx: _Ctx) -> Answer:
+    found = _one_term(ctx)
+    if isinstance(found, Answer):
+        return found
+    link, term, c = found
+    g = ctx.glossary
     facet = ctx.parsed.facet
     if facet and facet.startswith("names"):
         return _names(ctx, c, term.id)
@@ -437,15 +446,10 @@ def _names(ctx: _Ctx, c: Composer, term_id: str) -> Answer:
 
 
 def _abbreviation(ctx: _Ctx) -> Answer:
-    if (r := _no_referent(ctx)) is not None:
-        return r
-    link = _single(ctx)
-    if link is None:
-        return _refuse(ctx)
-    g = ctx.glossary
-    term = g.terms[link.term_id]
-    ctx.focus = [term.id]
-    c = Composer(g, ctx.lang)
+    found = _one_term(ctx)
+    if isinstance(found, Answer):
+        return found
+    link, term, c = found
     asked = (link.name or (ctx.parsed.slots[0].text if ctx.parsed.slots else "")).strip()
     asked_key = name_key(asked)
     full = [n for n in (term.labels.get("en"), term.labels.get("zh")) if n and name_key(n) != asked_key]

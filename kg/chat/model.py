@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Intent = Literal[
     "definition",
@@ -20,16 +20,7 @@ Intent = Literal[
     "out_of_domain",
     "unknown",
 ]
-INTENTS: tuple[str, ...] = (
-    "definition",
-    "comparison",
-    "relation",
-    "howto_why",
-    "abbreviation",
-    "listing",
-    "out_of_domain",
-    "unknown",
-)
+INTENTS: tuple[str, ...] = get_args(Intent)
 CitationKind = Literal["definition", "note", "edge"]
 
 

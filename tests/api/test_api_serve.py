@@ -177,3 +177,15 @@ print(json.dumps({{"status": ok, "ready": ready["status"], "torch": "torch" in s
     ).stdout
     result = json.loads(out.strip().splitlines()[-1])
     assert result == {"status": [200, 200, 200, 200], "ready": "ready", "torch": False}
+
+
+@pytest.mark.slow
+def test_txtai_own_api_serves_the_same_passages(tiny_artifact: Path) -> None:
+    """The benchmark's txtai side is txtai's own API (txtai[api] is in the eval extra), not a stand-in."""
+    from kg.bench.http_load import txtai_rows
+    from kg.bench.txtai_serving import txtai_api_available
+
+    assert txtai_api_available(), "install the eval extra: txtai[api]"
+    kind, startup, rows = txtai_rows(tiny_artifact, 1, ["what is PUE", "功耗"], 0.5, 2, 0.0, False)
+    assert kind.startswith("txtai's own API") and startup > 0
+    assert rows and all(r.requests > 0 and r.errors == 0 for r in rows)
