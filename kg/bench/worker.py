@@ -73,6 +73,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.perf_counter()
     from embeddings import build_index, make_encoder
     from kg.build import BuildResult, build_graph, write_artifact
+    from kg.search.crosslingual import language_offset
     from kg.search.engine import DenseIndex, SearchEngine
     from kg.search.lexical import LexicalIndex
     from kg.search.passages import passages, term_document
@@ -126,6 +127,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     else:
         vectors = encoder.encode_passages([text for _, text in items])
         out["vectors"] = {"name": "real", "description": "every passage encoded by the encoder"}
+    offset, pairs = language_offset(encoder, terms)  # the language shift's offset, part of the embeddings
     timings["embeddings_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -137,7 +139,8 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     del vectors
 
     t0 = time.perf_counter()
-    engine = SearchEngine(terms, lexical, DenseIndex(index, lambda: encoder, args.encoder))
+    dense = DenseIndex(index, lambda: encoder, args.encoder, offset=offset, offset_pairs=pairs)
+    engine = SearchEngine(terms, lexical, dense)
     timings["labels_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

