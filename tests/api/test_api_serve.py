@@ -24,14 +24,15 @@ from typer.testing import CliRunner
 import kg.cli
 from kg.build import default_corpus_dir
 from kg.cli import app, artifact_complete
+from kg.search.engine import ENGINE_FORMAT
 
 
-def _fake_artifact(path: Path, *, search: bool = True) -> Path:
+def _fake_artifact(path: Path, *, search: bool = True, engine_format: int = ENGINE_FORMAT) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     (path / "graph.json").write_text("{}", encoding="utf-8")
     if search:
         (path / "search").mkdir()
-        (path / "search" / "engine.json").write_text("{}", encoding="utf-8")
+        (path / "search" / "engine.json").write_text(json.dumps({"format": engine_format}), encoding="utf-8")
     return path
 
 
@@ -39,6 +40,11 @@ def test_artifact_complete(tmp_path: Path) -> None:
     assert not artifact_complete(tmp_path / "missing")
     assert not artifact_complete(_fake_artifact(tmp_path / "graph-only", search=False))
     assert artifact_complete(_fake_artifact(tmp_path / "full"))
+    # an index from an older build is rebuilt by `glossary serve`, not served
+    assert not artifact_complete(_fake_artifact(tmp_path / "old", engine_format=ENGINE_FORMAT - 1))
+    broken = _fake_artifact(tmp_path / "broken")
+    (broken / "search" / "engine.json").write_text("{not json", encoding="utf-8")
+    assert not artifact_complete(broken)
 
 
 @pytest.fixture

@@ -68,7 +68,7 @@ def test_offset_is_saved_checked_and_refused_when_broken(terms: list[Term], tmp_
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["dense"]["language_offset"] = meta["dense"]["language_offset"][:-1]
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    with pytest.raises(ArtifactError, match="language offset.*rebuild"):
+    with pytest.raises(ArtifactError, match=r"language offset.*rebuild"):
         SearchEngine.load(tmp_path / "search", terms)
     meta["format"] = 1  # an artifact built before the shift existed
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
