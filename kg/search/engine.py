@@ -59,8 +59,8 @@ class FusionWeights:
     # 0.02 → -0.3 points MRR, 0.1 → -0.7, 0.2 → -7.9; so it is off by default.
     graph: float = 0.0
     fuzzy_max_chars: int = 40  # longer queries skip fuzzy name matching, and so do queries
-    # whose names are already found as mentions (fuzzy matching is most of the label stage's
-    # cost at 100k terms)
+    # whose names are already found as mentions (a sentence is not a misspelt name, and
+    # scoring it against every name would be wasted work)
     near_exact: float = 0.85  # fuzzy score from which a whole-query match earns half the exact bonus
     depth: int = 50
 
@@ -347,7 +347,7 @@ class SearchEngine:
             covered = sum(sp.end - sp.start for sp in spans) / max(len(fold(core or text)), 1)
             if not exact and len(core or text) <= w.fuzzy_max_chars and covered < 0.6:
                 # typos live in names, not in sentences: a long description is never a
-                # misspelt name, and fuzzy matching it costs most of the label stage at 100k terms
+                # misspelt name (candidates are pre-filtered exactly, kg/search/charfilter.py)
                 fz = self.matcher.fuzzy(core or text, limit=5, cutoff=0.75)
                 add("fuzzy", [(m.term_id, m.name) for m in fz], w.fuzzy)
                 unambiguous = len(fz) == 1 or (len(fz) > 1 and fz[0].score - fz[1].score >= 0.1)

@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from kg.search.charfilter import CharFilter
 from kg.search.tokenize import CJK_CLASS
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
@@ -106,6 +107,11 @@ def _spaced(name: str) -> str:
     return " ".join("".join(" " if c in _SKIP else c for c in fold(name)).split())
 
 
+def _token_sorted(text: str) -> str:
+    """Words sorted and joined by one space: what ``fuzz.token_sort_ratio`` compares."""
+    return " ".join(sorted(text.split()))
+
+
 def _is_subsequence(short: str, long: str) -> bool:
     it = iter(long)
     return all(ch in it for ch in short)
@@ -181,10 +187,13 @@ class LabelMatcher:
         self._long_keys = [k for k in keys if not _is_short(k)]
         self._short_keys = [k for k in keys if _is_short(k)]
         self._spaced_entries = [e for e in self._entries if not _is_short(e.key)]
-        self._spaced = [_spaced(e.name) for e in self._spaced_entries]
-        self._long_by_first: dict[str, list[str]] = {}
+        # exact pre-filters: only names that can reach the cutoff are scored (kg/search/charfilter.py)
+        self._long_filter = CharFilter(self._long_keys)
+        self._spaced_filter = CharFilter([_token_sorted(_spaced(e.name)) for e in self._spaced_entries])
+        # abbreviation candidates share the query's first 3 characters (see _abbrev_score)
+        self._long_by_prefix: dict[str, list[str]] = {}
         for k in self._long_keys:
-            self._long_by_first.setdefault(k[0], []).append(k)
+            self._long_by_prefix.setdefault(k[:3], []).append(k)
 
         # find_mentions: trie over keys
         self._trie: dict[str, Any] = {}
@@ -231,23 +240,17 @@ class LabelMatcher:
         found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._by_key.get(q, [])]
         key_scores: dict[str, float] = {}
         if not _is_short(q):
-            for key, score, _ in process.extract(
-                q, self._long_keys, scorer=fuzz.ratio, score_cutoff=cutoff * 100, limit=None
-            ):
+            for key, score, _ in self._long_filter.extract(q, cutoff * 100):
                 key_scores[key] = score / 100
-            for key in self._long_by_first.get(q[0], ()):
+            for key in self._long_by_prefix.get(q[:3], ()):
                 ab = _abbrev_score(q, key)
                 if ab >= cutoff and ab > key_scores.get(key, 0.0):
                     key_scores[key] = ab
             spaced = _spaced(text)
             if " " in spaced:
-                for _, score, n in process.extract(
-                    spaced,
-                    self._spaced,
-                    scorer=fuzz.token_sort_ratio,
-                    score_cutoff=min(100.0, cutoff * 100 / 0.95),
-                    limit=None,
-                ):
+                # token_sort_ratio = ratio of the token-sorted forms (word order does not count)
+                sorted_query = _token_sorted(spaced)
+                for _, score, n in self._spaced_filter.extract(sorted_query, min(100.0, cutoff * 100 / 0.95)):
                     entry = self._spaced_entries[n]
                     key_scores[entry.key] = max(key_scores.get(entry.key, 0.0), score * 0.95 / 100)
         key_scores.pop(q, None)
