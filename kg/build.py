@@ -25,10 +25,10 @@ import jieba
 from kg.categories import infer_categories
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
-from kg.overlay import Decision, apply_entry_decisions, load_overlay
+from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
 from kg.parsers import PARSERS
 from kg.parsers.common import SourceError
-from kg.relations import build_edges, confusable_member_entries
+from kg.relations import Resolver, build_edges, confusable_member_entries
 
 ARTIFACT_FORMAT = 1
 jieba.setLogLevel(logging.WARNING)
@@ -154,6 +154,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
     t_merge = time.perf_counter()
     edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
+    edges = apply_edge_decisions(edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
     t_edges = time.perf_counter()
 
@@ -178,7 +179,9 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "overlay_decisions": len(decisions),
         "overlay_by_op": dict(Counter(d.op for d in decisions)),
         "stale_overlay_decisions": [
-            {"index": d.index, "op": d.op, "match": d.match or d.merge} for d in decisions if d.used == 0
+            {"index": d.index, "op": d.op, "match": d.match or d.merge or d.between}
+            for d in decisions
+            if d.used == 0
         ],
         "unexplained_entries": unexplained + [{"entry": entries[i].key, "text": "no term"} for i in nameless],
         "dropped_aliases": merged.dropped_aliases,

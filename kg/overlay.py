@@ -9,23 +9,31 @@
 - ``distinct``: replace an entry's names so it is not merged with a look-alike
   (TPU "TensorCore" vs NVIDIA "Tensor Core");
 - ``merge``: two names the text spells differently are one concept;
-- ``drop``: an entry that is not a term.
+- ``drop``: an entry that is not a term;
+- ``edge``: drop an edge the rules drew wrongly (``"action": "drop"``: every edge of
+  ``type`` between the two named terms, both directions), or add one the rules cannot
+  read (``"action": "add"``, with the source's words as ``evidence``, its ``source`` and
+  ``line``). Terms are named by any label, alias or abbreviation that names exactly one.
 
-Every decision must be used by the build; an unused one is reported as stale.
+Every decision must be used by the build; an unused one is reported as stale (a drop that
+finds no edge, an add whose edge the rules already draw).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.model import Name, RawEntry
+from kg.model import Edge, Name, RawEntry
 from kg.parsers.common import SourceError, name
 from kg.textnorm import clean
 
-OPS = ("name", "attach", "split", "distinct", "merge", "drop")
+OPS = ("name", "attach", "split", "distinct", "merge", "drop", "edge")
+EDGE_ACTIONS = ("drop", "add")
+EDGE_TYPES = ("related_to", "confused_with")
 
 
 @dataclass
@@ -40,6 +48,13 @@ class Decision:
     names: list[dict[str, Any]] = field(default_factory=list)
     target: str | None = None
     merge: list[str] = field(default_factory=list)
+    # edge decisions
+    action: str | None = None
+    edge_type: str | None = None
+    between: list[str] = field(default_factory=list)
+    evidence: str | None = None
+    line: int | None = None
+    overlay_line: int = 1  # where the decision is in overlay.json, for errors
     used: int = 0
 
     def matches(self, entry: RawEntry) -> bool:
@@ -73,7 +88,8 @@ def load_overlay(path: Path) -> list[Decision]:
     decisions: list[Decision] = []
     lines = text.splitlines()
     for i, raw in enumerate(data.get("decisions", [])):
-        needle = '"' + str(raw.get("match") or raw.get("merge") or "\x00")
+        key = raw.get("match") or raw.get("merge") or raw.get("between") or "\x00"
+        needle = '"' + str(key[0] if isinstance(key, list) and key else key)
         line = next((k + 1 for k, ln in enumerate(lines) if needle in ln), 1)
         op = raw.get("op")
         if op not in OPS:
@@ -92,6 +108,12 @@ def load_overlay(path: Path) -> list[Decision]:
             names=names,
             target=raw.get("target"),
             merge=list(raw.get("merge", [])),
+            action=raw.get("action"),
+            edge_type=raw.get("type"),
+            between=list(raw.get("between", [])),
+            evidence=raw.get("evidence"),
+            line=raw.get("line"),
+            overlay_line=line,
         )
         if op in ("name", "attach", "split", "distinct", "drop") and not (d.source and d.match):
             raise SourceError(str(path), line, f"decision {i}: {op} needs 'source' and 'match'")
@@ -101,8 +123,62 @@ def load_overlay(path: Path) -> list[Decision]:
             raise SourceError(str(path), line, f"decision {i}: merge needs two or more names")
         if op in ("name", "split", "distinct") and not d.names:
             raise SourceError(str(path), line, f"decision {i}: {op} needs 'names'")
+        if op == "edge":
+            _check_edge_decision(d, str(path), line)
         decisions.append(d)
     return decisions
+
+
+def _check_edge_decision(d: Decision, path: str, line: int) -> None:
+    where = f"decision {d.index}: edge"
+    if d.action not in EDGE_ACTIONS:
+        raise SourceError(path, line, f"{where} needs 'action' (one of {EDGE_ACTIONS})")
+    if d.edge_type not in EDGE_TYPES:
+        raise SourceError(path, line, f"{where} needs 'type' (one of {EDGE_TYPES})")
+    if len(d.between) != 2 or not all(isinstance(n, str) and n.strip() for n in d.between):
+        raise SourceError(path, line, f"{where} needs 'between': two term names")
+    if d.action == "add" and not (d.evidence and d.source and isinstance(d.line, int)):
+        raise SourceError(path, line, f"{where} add needs the source's words: 'evidence', 'source', 'line'")
+
+
+def apply_edge_decisions(
+    edges: list[Edge], resolve: Callable[[str], set[str]], decisions: list[Decision], path: str
+) -> list[Edge]:
+    """Apply the ``edge`` decisions to the edges the rules drew; returns the new edge list.
+
+    A name that resolves to several terms is an error naming the overlay line; one that
+    resolves to none leaves the decision unused (stale), like an entry decision that matches
+    no entry (a corpus without that source).
+    """
+    out = list(edges)
+    for d in decisions:
+        if d.op != "edge":
+            continue
+        ids = []
+        for n in d.between:
+            found = sorted(resolve(n))
+            if len(found) > 1:
+                raise SourceError(
+                    path,
+                    d.overlay_line,
+                    f"decision {d.index}: {n!r} names {len(found)} terms ({', '.join(found)})",
+                )
+            ids += found
+        if len(ids) != 2:
+            continue  # a term this corpus does not have: the decision is unused (reported as stale)
+        pair = {ids[0], ids[1]}
+        same = [e for e in out if e.type == d.edge_type and {e.source, e.target} == pair]
+        if d.action == "drop":
+            if same:
+                d.used += 1
+                out = [e for e in out if e not in same]
+        elif not same:  # add
+            d.used += 1
+            a, b = sorted(ids) if d.edge_type == "confused_with" else ids  # symmetric: stored a < b
+            out.append(
+                Edge(a, b, d.edge_type or "", d.evidence or "", "overlay", d.source or "", d.line or 0)
+            )
+    return out
 
 
 def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) -> list[RawEntry]:

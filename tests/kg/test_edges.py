@@ -85,7 +85,7 @@ def test_related_to_from_mentions_and_xrefs(glossary: Glossary) -> None:
 
 
 def test_both_edge_kinds_can_join_one_pair(glossary: Glossary) -> None:
-    a, b = term_of(glossary, "NVLink"), term_of(glossary, "NVSwitch")
+    a, b = term_of(glossary, "AOT"), term_of(glossary, "JIT")  # "AOT 与 JIT": a pair, each names the other
     kinds = {k[0] for _, other, k in glossary.graph.edges(a, keys=True) if other == b}
     assert kinds == {"related_to", "confused_with"}
 
