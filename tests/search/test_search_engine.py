@@ -38,6 +38,10 @@ def engine(glossary: Glossary) -> SearchEngine:
         ("张亮并行", "tensor-parallelism"),
         ("what does MFU stand for?", "mfu"),
         ("ITL 是什么缩写", "time-per-output-token"),
+        # a short query's names are its topic: the head name wins over the other name
+        ("MIG slices on an A100", "multi-instance-gpu"),
+        ("TDP of an H100", "thermal-design-power"),
+        ("TPU 里的 ICI 是什么", "ici"),
     ],
 )
 def test_names_typos_and_scripts_rank_first(
@@ -135,3 +139,19 @@ def test_index_from_another_encoder_is_refused(
     (tmp_path / "search" / "engine.json").unlink()
     with pytest.raises(ArtifactError, match="glossary build"):
         SearchEngine.load(tmp_path / "search", glossary.terms.values())
+
+
+def test_names_weigh_as_topic_only_in_short_queries(engine: SearchEngine) -> None:
+    from kg.search.engine import _rest_words
+
+    short = engine.search("MIG slices on an A100")
+    top = short.hits[0]
+    assert top.components["mention"] > 0.3  # topic weight
+    long = engine.search(
+        "letting several query heads share one set of key/value heads to shrink the KV cache", limit=500
+    )
+    kv = next(h for h in long.hits if h.term_id == "kv-cache")
+    assert kv.components["mention"] < 0.1  # context, not topic
+    spans = engine.matcher.find_mentions("MIG slices on an A100")
+    assert _rest_words("MIG slices on an A100", spans) == 3
+    assert _rest_words("训练时的吞吐", []) == 3
