@@ -54,6 +54,10 @@ def _overlay(tmp_path: Path, *decisions: dict[str, Any]) -> Path:
     return path
 
 
+def _edge(action: str, type_: str, a: str, b: str, **extra: Any) -> dict[str, Any]:
+    return {"op": "edge", "action": action, "type": type_, "between": [a, b], "reason": "r", **extra}
+
+
 def _resolve(name: str) -> set[str]:
     return {"kv cache": {"kv"}, "prefill": {"pf"}, "decode": {"dc"}, "node": {"n1", "n2"}}.get(
         name.lower(), set()
@@ -69,30 +73,9 @@ EDGES = [
 def test_drop_add_and_stale(tmp_path: Path) -> None:
     path = _overlay(
         tmp_path,
-        {
-            "op": "edge",
-            "action": "drop",
-            "type": "confused_with",
-            "between": ["decode", "prefill"],
-            "reason": "r",
-        },
-        {
-            "op": "edge",
-            "action": "drop",
-            "type": "confused_with",
-            "between": ["KV cache", "prefill"],
-            "reason": "r",
-        },
-        {
-            "op": "edge",
-            "action": "add",
-            "type": "related_to",
-            "between": ["decode", "KV cache"],
-            "reason": "r",
-            "source": "002",
-            "line": 7,
-            "evidence": "decode 读 KV cache",
-        },
+        _edge("drop", "confused_with", "decode", "prefill"),
+        _edge("drop", "confused_with", "KV cache", "prefill"),
+        _edge("add", "related_to", "decode", "KV cache", source="002", line=7, evidence="decode 读 KV cache"),
     )
     decisions = load_overlay(path)
     out = apply_edge_decisions(EDGES, _resolve, decisions, str(path))
@@ -123,7 +106,7 @@ def test_bad_edge_decisions_name_file_and_line(
 def test_a_name_must_not_name_several_terms(tmp_path: Path) -> None:
     path = _overlay(
         tmp_path,
-        {"op": "edge", "action": "drop", "type": "related_to", "between": ["Node", "prefill"], "reason": "r"},
+        _edge("drop", "related_to", "Node", "prefill"),
     )
     with pytest.raises(SourceError, match=r"overlay.json:2: .*'Node' names 2 terms"):
         apply_edge_decisions(EDGES, _resolve, load_overlay(path), str(path))
@@ -132,13 +115,7 @@ def test_a_name_must_not_name_several_terms(tmp_path: Path) -> None:
 def test_a_name_of_no_term_leaves_the_decision_stale(tmp_path: Path) -> None:
     path = _overlay(
         tmp_path,
-        {
-            "op": "edge",
-            "action": "drop",
-            "type": "related_to",
-            "between": ["no such", "prefill"],
-            "reason": "r",
-        },
+        _edge("drop", "related_to", "no such", "prefill"),
     )
     decisions = load_overlay(path)
     assert apply_edge_decisions(EDGES, _resolve, decisions, str(path)) == EDGES
