@@ -113,6 +113,9 @@ def _latin_tokens(word: str) -> Iterator[str]:
         yield word
 
 
+_END = "\x00"  # trie leaf marker (never a character of folded text)
+
+
 class Tokenizer:
     """Fold-then-segment tokenizer over Chinese and Latin text.
 
@@ -138,9 +141,14 @@ class Tokenizer:
             # Chinese pieces of a mixed name ("延迟" of "首token延迟") are words too.
             jieba_words.update(run for run in _CJK_RUN.findall(compact) if len(run) >= 2)
         self._jieba = _jieba_for(tuple(sorted(jieba_words)))
-        self._mixed_by_first: dict[str, list[str]] = {}
-        for name in sorted(mixed, key=lambda n: (-len(n), n)):
-            self._mixed_by_first.setdefault(name[0], []).append(name)
+        # a character trie of the mixed names: matching costs the name length, not the number
+        # of names sharing a first character (thousands in a 100k-term glossary)
+        self._mixed_trie: dict[str, Any] = {}
+        for name in mixed:
+            node = self._mixed_trie
+            for ch in name:
+                node = node.setdefault(ch, {})
+            node[_END] = True
 
     @property
     def vocabulary(self) -> tuple[str, ...]:
@@ -171,15 +179,20 @@ class Tokenizer:
 
     def _mixed_matches(self, text: str) -> Iterator[tuple[int, int]]:
         """Leftmost-longest, non-overlapping occurrences of mixed Chinese/Latin names."""
-        if not self._mixed_by_first:
+        if not self._mixed_trie:
             return
         i, n = 0, len(text)
         while i < n:
             hit = 0
-            for name in self._mixed_by_first.get(text[i], ()):
-                if text.startswith(name, i) and _latin_boundary(text, i, i + len(name)):
-                    hit = len(name)
+            node = self._mixed_trie.get(text[i])
+            j = i + 1
+            while node is not None:
+                if _END in node and _latin_boundary(text, i, j):
+                    hit = j - i  # the longest name that does not cut a Latin word wins
+                if j >= n:
                     break
+                node = node.get(text[j])
+                j += 1
             if hit:
                 yield i, i + hit
                 i += hit
