@@ -121,6 +121,83 @@ def confusable_member_entries(entries: list[RawEntry], confusions: list[Confusio
     return out
 
 
+_CLAUSE = re.compile(r"[^。；;，,：:]+")
+_LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_./+ ]*")
+
+
+def _clauses(text: str) -> list[tuple[str, bool]]:
+    """(clause, whether it starts a sentence) of *text*."""
+    out: list[tuple[str, bool]] = []
+    for sentence in _SENTENCE.findall(text):
+        out += [(c, k == 0) for k, c in enumerate(_CLAUSE.findall(sentence))]
+    return out
+
+
+def _members_opening(clause: str, group: tuple[str, ...]) -> set[str]:
+    """Members of a multi-term line that a clause opens with ("FP16/BF16 训练默认" → FP16,
+    BF16; "非对称允许…" → 非对称量化: a Chinese member by its longest shared opening)."""
+    text = clause.strip()
+    run = _LATIN_RUN.match(text)
+    if run:
+        words = {w for w in re.split(r"[\s/]+", fold(run.group())) if w}
+        found = {m for m in group if fold(m) in words}
+        if found:
+            return found
+    best, best_len = set(), 1
+    for m in group:
+        fm, ft = fold(m).replace(" ", ""), fold(text).replace(" ", "")
+        n = 0
+        while n < min(len(fm), len(ft)) and fm[n] == ft[n]:
+            n += 1
+        if n > best_len or (n == len(fm) and n > 0 and n >= best_len):
+            best, best_len = {m}, n
+    return best
+
+
+def _member_of(entry: RawEntry) -> str | None:
+    """Which member of its line's group an entry is: an exact name first, else the longest
+    member its names contain (非对称量化 is 非对称量化, not 对称)."""
+    names = [fold(n.text) for n in entry.names]
+    members = entry.group or ()
+    exact = [m for m in members if fold(m) in names]
+    if exact:
+        return exact[0]
+    contained = [m for m in members if any(fold(m) in n for n in names)]
+    return max(contained, key=lambda m: len(m), default=None)
+
+
+def _own_text(definition: str, entry: RawEntry, res: Resolver) -> str:
+    """The part of a multi-term line's definition about *entry*'s member.
+
+    002 defines several terms on one line ("AllReduce 求和后广播（TP 用）；AllGather 各卡拼齐
+    （PP 用）…"): each member's clauses are the ones that open with its name, up to the next
+    member's; clauses before any member's are shared. Mentions are read from those only, so
+    AllReduce is not linked to PP. A shared clause listing one term per member, in order
+    ("Ampere / Hopper / Blackwell：A100、H100、B200"), gives each member the term in its
+    position. Lines of one term are returned whole.
+    """
+    member = _member_of(entry) if entry.group and len(entry.group) > 1 else None
+    if member is None:
+        return definition
+    group = list(entry.group or ())
+    owners: set[str] = set()
+    kept: list[str] = []
+    for clause, sentence_start in _clauses(definition):
+        opening = _members_opening(clause, entry.group or ())
+        if opening or sentence_start:
+            owners = opening  # a new sentence that opens with no member is shared again
+        if owners:
+            if member in owners:
+                kept.append(clause)
+            continue
+        items = [res.mentioned(part) for part in re.split(r"[、/]", clause)]
+        if len(group) > 2 and len(items) == len(group) and all(len(found) == 1 for found in items):
+            kept.append(items[group.index(member)][0][1])  # positional list: this member's item
+        else:
+            kept.append(clause)
+    return "，".join(kept)
+
+
 def _sentence_of(text: str, needle: str) -> str:
     for s in _SENTENCE.findall(text):
         if needle and fold(needle) in fold(s):
@@ -184,6 +261,7 @@ def build_edges(
             continue
         texts: list[str] = [t for t in (e.definition, e.note) if t]
         for body in texts:
+            denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
             for sent in _SENTENCE.findall(body):
                 for cm in _CONTRAST.finditer(sent):
                     phrase = next((cm.group(g) for g in _GROUPS if cm.group(g)), None)
@@ -193,11 +271,16 @@ def build_edges(
                         edges.add(
                             owner, contrasted[-1][0], "confused_with", sent, "contrast", e.source, e.line
                         )
+                        if cm.group("isnt"):  # "（不是 OpenAI Triton）" names what it is not
+                            denied.add((contrasted[-1][0], sent.strip()))
                 for xm in _XREF.finditer(sent):
                     for other, _ in res.mentioned(xm.group("t")):
                         edges.add(owner, other, "related_to", sent, "xref", e.source, e.line)
-            for other, nm in res.mentioned(body):
-                edges.add(owner, other, "related_to", _sentence_of(body, nm), "mention", e.source, e.line)
+            scanned = _own_text(body, e, res) if body is e.definition else body
+            for other, nm in res.mentioned(scanned):
+                sentence = _sentence_of(body, nm)
+                if (other, sentence) not in denied:
+                    edges.add(owner, other, "related_to", sentence, "mention", e.source, e.line)
         for title in e.see_also:
             pieces = [title, *re.split(r"\s*与\s*", title)]
             for piece in dict.fromkeys(pieces):

@@ -85,7 +85,7 @@ def test_related_to_from_mentions_and_xrefs(glossary: Glossary) -> None:
 
 
 def test_both_edge_kinds_can_join_one_pair(glossary: Glossary) -> None:
-    a, b = term_of(glossary, "AOT"), term_of(glossary, "JIT")  # "AOT 与 JIT": a pair, each names the other
+    a, b = term_of(glossary, "prefill"), term_of(glossary, "decode")  # a pair that also names each other
     kinds = {k[0] for _, other, k in glossary.graph.edges(a, keys=True) if other == b}
     assert kinds == {"related_to", "confused_with"}
 
@@ -96,3 +96,45 @@ def test_graph_queries(glossary: Glossary) -> None:
     assert path and path[0] == ttft and path[-1] == tpot
     near = glossary.neighbours(ttft, depth=1)
     assert term_of(glossary, "prefill") in near and all(d == 1 for d in near.values())
+
+
+def _related(g: Glossary, a: str, b: str) -> bool:
+    ida, idb = term_of(g, a), term_of(g, b)
+    return any(e.source == ida and e.target == idb for e in g.related(ida))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "linked"),
+    [
+        # 002 L92: "AllReduce 求和后广播（TP 用）；AllGather 各卡拼齐（PP 用）；All-to-All 全交换（EP 用）"
+        ("AllReduce", "tensor parallelism", True),
+        ("AllReduce", "pipeline parallelism", False),
+        ("AllGather", "pipeline parallelism", True),
+        ("All-to-All", "tensor parallelism", False),
+        # 002 L50: each precision keeps its own clause
+        ("FP8", "Hopper", True),
+        ("INT8", "Hopper", False),
+        ("FP16", "training", True),
+        ("INT4", "training", False),
+        # 002 L115: "Ampere / Hopper / Blackwell：A100、H100、B200" pairs by position
+        ("Hopper", "H100", True),
+        ("Hopper", "A100", False),
+        ("Blackwell", "B200", True),
+        # 002 L58: the INT8 range belongs to the symmetric clause; 非对称 is not 对称
+        ("对称量化", "INT8", True),
+        ("非对称量化", "INT8", False),
+        # 002 L120: "B200 上是 NVLink Switch" continues NVSwitch's clause
+        ("NVSwitch", "B200", True),
+        ("NVLink", "B200", False),
+    ],
+)
+def test_lines_defining_several_terms_give_each_its_own_clauses(
+    glossary: Glossary, a: str, b: str, linked: bool
+) -> None:
+    assert _related(glossary, a, b) is linked
+
+
+def test_what_a_term_is_said_not_to_be_is_not_related(glossary: Glossary) -> None:
+    # 002 L97 "（不是 OpenAI Triton）": a contrast, not a relation
+    assert _confused(glossary, "Triton Inference Server", "OpenAI Triton")
+    assert not _related(glossary, "Triton Inference Server", "OpenAI Triton")

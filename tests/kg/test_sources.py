@@ -73,7 +73,7 @@ def test_no_unexplained_entries_and_no_stale_overlay(built: BuildResult) -> None
     # the overlay stays a list of exceptions, not a hand-made graph
     by_op = built.report["overlay_by_op"]
     assert built.report["overlay_decisions"] - by_op.get("edge", 0) < 40
-    assert by_op.get("edge", 0) <= 0.02 * sum(built.report["edges_by_type"].values())
+    assert by_op.get("edge", 0) <= 0.03 * sum(built.report["edges_by_type"].values())
 
 
 def test_page_furniture_never_becomes_a_term(glossary) -> None:
