@@ -17,13 +17,13 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from kg.search.charfilter import CharFilter
 from kg.search.tokenize import CJK_CLASS
+from kg.search.trie import END, char_trie
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
 __all__ = ["KIND_RANK", "LabelMatcher", "Match", "Span"]
@@ -36,7 +36,6 @@ DEFAULT_CUTOFF = 0.7
 
 # Separators that find_mentions may step over inside a name ("kv-cache" ~ "KV cache").
 _SKIP = frozenset(" -_‐‑‒–—·・./\\'’")
-_END = ""  # trie key marking the end of a name key (never a character)
 _MAX_CHAR = "\U0010ffff"
 
 
@@ -196,12 +195,7 @@ class LabelMatcher:
             self._long_by_prefix.setdefault(k[:3], []).append(k)
 
         # find_mentions: trie over keys
-        self._trie: dict[str, Any] = {}
-        for k in keys:
-            node = self._trie
-            for ch in k:
-                node = node.setdefault(ch, {})
-            node[_END] = k
+        self._trie = char_trie(keys)
 
         # suggest: sorted keys (prefix) and sorted proper suffixes (infix)
         self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
@@ -295,7 +289,7 @@ class LabelMatcher:
                 continue
             j, skipped = i + 1, False
             while True:
-                key = node.get(_END)
+                key = node.get(END)
                 if (
                     key is not None
                     and not (j < n and mask[j - 1] == "\x01" and mask[j] == "\x01")

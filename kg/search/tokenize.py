@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
+from kg.search.trie import END, char_trie
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
 __all__ = ["CJK_CLASS", "STOPWORDS", "TOKENIZER_VERSION", "Tokenizer"]
@@ -113,9 +114,6 @@ def _latin_tokens(word: str) -> Iterator[str]:
         yield word
 
 
-_END = "\x00"  # trie leaf marker (never a character of folded text)
-
-
 class Tokenizer:
     """Fold-then-segment tokenizer over Chinese and Latin text.
 
@@ -143,12 +141,7 @@ class Tokenizer:
         self._jieba = _jieba_for(tuple(sorted(jieba_words)))
         # a character trie of the mixed names: matching costs the name length, not the number
         # of names sharing a first character (thousands in a 100k-term glossary)
-        self._mixed_trie: dict[str, Any] = {}
-        for name in mixed:
-            node = self._mixed_trie
-            for ch in name:
-                node = node.setdefault(ch, {})
-            node[_END] = True
+        self._mixed_trie = char_trie(mixed)
 
     @property
     def vocabulary(self) -> tuple[str, ...]:
@@ -187,7 +180,7 @@ class Tokenizer:
             node = self._mixed_trie.get(text[i])
             j = i + 1
             while node is not None:
-                if _END in node and _latin_boundary(text, i, j):
+                if END in node and _latin_boundary(text, i, j):
                     hit = j - i  # the longest name that does not cut a Latin word wins
                 if j >= n:
                     break
