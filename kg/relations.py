@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from itertools import combinations
+from itertools import combinations, takewhile
 
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, Edge, RawEntry, Term
@@ -143,13 +143,13 @@ def _members_opening(clause: str, group: tuple[str, ...]) -> set[str]:
         found = {m for m in group if fold(m) in words}
         if found:
             return found
-    best, best_len = set(), 1
+    opening = fold(text).replace(" ", "")
+    best: set[str] = set()
+    best_len = 0
     for m in group:
-        fm, ft = fold(m).replace(" ", ""), fold(text).replace(" ", "")
-        n = 0
-        while n < min(len(fm), len(ft)) and fm[n] == ft[n]:
-            n += 1
-        if n > best_len or (n == len(fm) and n > 0 and n >= best_len):
+        name = fold(m).replace(" ", "")
+        n = sum(1 for _ in takewhile(lambda pair: pair[0] == pair[1], zip(name, opening, strict=False)))
+        if (n >= 2 or (n and n == len(name))) and n > best_len:  # two characters, or the whole name
             best, best_len = {m}, n
     return best
 
@@ -179,11 +179,11 @@ def _own_text(definition: str, entry: RawEntry, res: Resolver) -> str:
     member = _member_of(entry) if entry.group and len(entry.group) > 1 else None
     if member is None:
         return definition
-    group = list(entry.group or ())
+    group = entry.group or ()
     owners: set[str] = set()
     kept: list[str] = []
     for clause, sentence_start in _clauses(definition):
-        opening = _members_opening(clause, entry.group or ())
+        opening = _members_opening(clause, group)
         if opening or sentence_start:
             owners = opening  # a new sentence that opens with no member is shared again
         if owners:

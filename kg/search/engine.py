@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from kg.model import Term
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
-from kg.search.labels import LabelMatcher
+from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
@@ -133,12 +133,12 @@ class DenseIndex:
         A query with no Chinese characters is moved by the language offset
         (:func:`~kg.search.crosslingual.shift_query`), scaled by the share of the query that
         is not glossary names (*names_share*, 0–1): names are matched by the label stages and
-        are as English as their query, so "NPU chips" moves little and a description fully. With ``dual`` (``GLOSSARY_DUAL_ENCODE=1``), such a query with no Chinese characters is
-        encoded twice, as a query and as a passage, and the two vectors are summed: the
-        symmetric view bridges English descriptions to the mostly Chinese definitions
-        better (dev set: hybrid MRR 0.903 → 0.916, cross-language 0.777 → 0.806) but
-        doubles the encoding time of English queries (search p50 ~18 → ~28 ms, HTTP
-        search throughput below 60 req/s), so it is off by default.
+        are as English as their query, so "NPU chips" moves little and a description fully.
+
+        With ``dual`` (``GLOSSARY_DUAL_ENCODE=1``), such a query is also encoded as a passage
+        and the two vectors are summed before the shift. It costs a second encoding per
+        English query and `glossary eval` shows it gains little over the shift
+        (``hybrid-dual`` row of docs/EVAL.md), so it is off by default.
         """
         vec = self.encoder.encode_queries([query])
         if self.dual and not has_cjk(query):
@@ -393,7 +393,7 @@ class SearchEngine:
         return hits
 
 
-def _rest_words(text: str, spans: Iterable[Any]) -> float:
+def _rest_words(text: str, spans: Iterable[Span]) -> float:
     """Words of *text* outside its name spans: Latin words, and Chinese at two characters a word."""
     folded = fold(text)
     rest = list(folded)
@@ -405,7 +405,7 @@ def _rest_words(text: str, spans: Iterable[Any]) -> float:
     return latin + cjk / 2
 
 
-def _names_share(text: str, spans: Iterable[Any]) -> float:
+def _names_share(text: str, spans: Iterable[Span]) -> float:
     """Share (0–1) of the folded query covered by the name spans found in it."""
     return min(1.0, sum(s.end - s.start for s in spans) / max(len(fold(text)), 1))
 
