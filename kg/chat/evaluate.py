@@ -22,7 +22,6 @@ read every number from it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from typing import Any
 
 from kg.chat.bot import answer as default_answer
 from kg.chat.model import Answer, ConversationState
+from kg.evaluation.dataset import read_jsonl
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -88,16 +88,7 @@ class Conversation:
 
 def load_conversations(path: str | Path) -> list[Conversation]:
     """Read a JSON Lines file of conversations; ``ValueError`` names the bad line."""
-    out: list[Conversation] = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Conversation.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{lineno}: bad conversation record: {exc}") from exc
-    return out
+    return read_jsonl(path, Conversation.from_dict, "conversation")
 
 
 def _resolve(glossary: Glossary, name: str) -> str | None:

@@ -10,12 +10,14 @@ names reach no term, or more than one term, is returned as a :class:`GoldProblem
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from kg.store import Glossary
+
+T = TypeVar("T")
 
 ProblemReason = Literal["unresolved", "ambiguous"]
 
@@ -106,18 +108,23 @@ class GoldProblem:
         }
 
 
-def load_queries(path: str | Path) -> list[Query]:
-    """Read a JSON Lines dataset (blank lines skipped); ``ValueError`` names the bad line."""
-    out: list[Query] = []
+def read_jsonl(path: str | Path, parse: Callable[[Any], T], what: str) -> list[T]:
+    """Parse each non-blank line of a JSON Lines file; ``ValueError`` names the bad line."""
+    out: list[T] = []
     with Path(path).open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                out.append(Query.from_dict(json.loads(line)))
+                out.append(parse(json.loads(line)))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{lineno}: bad query record: {exc}") from exc
+                raise ValueError(f"{path}:{lineno}: bad {what} record: {exc}") from exc
     return out
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    """Read a JSON Lines dataset (blank lines skipped); ``ValueError`` names the bad line."""
+    return read_jsonl(path, Query.from_dict, "query")
 
 
 def name_term_ids(glossary: Glossary, name: str, *, prefer_exact: bool = True) -> tuple[str, ...]:
