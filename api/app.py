@@ -73,6 +73,9 @@ def create_app(
             gc.collect()
             gc.freeze()
         yield
+        sessions = getattr(app.state, "chat_sessions", None)
+        if sessions is not None:  # its connections (reopened if the app starts again)
+            sessions.close()
 
     app = FastAPI(
         title="glossary-kg",
@@ -106,6 +109,22 @@ def create_app(
     return app
 
 
+def _attach_refusal_model(settings: Settings, engine: SearchEngine) -> None:
+    """The chatbot's refusal model from ``<artifact>/chat/refusal.json``; without one (an artifact
+    built before it existed) it is trained on the first chat question, with a warning now."""
+    from kg.chat.refusal import RefusalModel, attach_refusal_model
+
+    try:
+        model = RefusalModel.load(settings.artifact_dir)
+    except (OSError, ValueError, KeyError) as exc:
+        log.warning("chat refusal model not loaded (%s): it is trained on the first question", exc)
+        return
+    if model is None:
+        log.warning("no chat/refusal.json in the artifact: the chat's refusal model is trained on first use")
+        return
+    attach_refusal_model(engine, model)
+
+
 def _load_engine(settings: Settings, glossary: Glossary) -> tuple[SearchEngine | None, ArtifactError | None]:
     """The engine saved in ``<artifact>/search`` (warmed up), or the error that stopped it."""
     from embeddings import VectorIndexError
@@ -116,6 +135,7 @@ def _load_engine(settings: Settings, glossary: Glossary) -> tuple[SearchEngine |
         message = exc.message if isinstance(exc, GlossaryError) else f"search index not loaded: {exc}"
         log.error("search engine not loaded: %s", message)
         return None, ArtifactError(message)
+    _attach_refusal_model(settings, engine)
     if settings.warm_up:
         try:
             engine.search("warm up 预热", "hybrid", limit=1)  # loads the query encoder and jieba's caches

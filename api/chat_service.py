@@ -1,7 +1,8 @@
 """Chat plumbing shared by /v1/ask, /v1/chat and /v1/chat/completions.
 
-The session store and the optional LLM generator are created on first use from the app's
-settings and kept on ``app.state`` (``chat_sessions``, ``chat_generator``). Server-Sent
+The session store (``settings.sessions``: memory, a SQLite file shared by the workers, or Redis;
+see :mod:`kg.chat.sessions`) and the optional LLM generator are created on first use from the
+app's settings and kept on ``app.state`` (``chat_sessions``, ``chat_generator``). Server-Sent
 Events are formatted here; the answers themselves come from :mod:`kg.chat`.
 """
 
@@ -17,7 +18,7 @@ from fastapi import Depends, Request
 
 from api.settings import Settings
 from kg.chat.generator import LLMGenerator
-from kg.chat.sessions import SessionStore
+from kg.chat.sessions import SessionStore, open_session_store
 
 _LOCK = threading.Lock()
 _UNSET = object()
@@ -31,10 +32,12 @@ def get_sessions(request: Request) -> SessionStore:
             store = getattr(state, "chat_sessions", None)
             if store is None:
                 settings: Settings = state.settings
-                store = SessionStore(
+                store = open_session_store(
+                    settings.sessions,
                     ttl_seconds=settings.chat_session_ttl_seconds,
                     max_sessions=settings.chat_max_sessions,
                     max_turns=settings.chat_max_turns,
+                    artifact_dir=settings.artifact_dir,
                 )
                 state.chat_sessions = store
     return store

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kg.chat.sessions import SESSION_URL_FORMS, parse_session_url
 
 
 class Settings(BaseSettings):
@@ -55,3 +57,16 @@ class Settings(BaseSettings):
         default=1000, ge=1, description="Most conversations kept (oldest dropped)."
     )
     chat_max_turns: int = Field(default=20, ge=1, description="Turns kept per conversation.")
+    sessions: str = Field(
+        default="sqlite",
+        description="Where conversations live: `memory` (this worker only), `sqlite` (a file in the temp "
+        "directory named after the artifact directory: shared by every worker on this machine), "
+        "`sqlite:///abs/path.db` or `sqlite:relative/path.db`, `redis://host:port/db` (every replica; "
+        f"needs the redis extra). Accepted: {SESSION_URL_FORMS}.",
+    )
+
+    @field_validator("sessions")
+    @classmethod
+    def _check_sessions(cls, value: str) -> str:
+        parse_session_url(value)  # ValueError names the accepted forms
+        return value.strip()

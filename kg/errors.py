@@ -57,3 +57,10 @@ class PathNotFound(GlossaryError):
 
     status = 404
     code = "path_not_found"
+
+
+class SessionStoreUnavailable(GlossaryError):
+    """The shared chat session store (SQLite file or Redis server) cannot be reached."""
+
+    status = 503
+    code = "sessions_unavailable"

@@ -15,7 +15,10 @@ router = APIRouter(prefix="/v1", tags=["chat"])
 CHAT_ERRORS: dict[int | str, dict[str, object]] = {
     413: {"model": ErrorResponse, "description": "Request body too large."},
     422: {"model": ErrorResponse, "description": "Invalid request (e.g. empty or too long question)."},
-    503: {"model": ErrorResponse, "description": "Artifact or search index not loaded."},
+    503: {
+        "model": ErrorResponse,
+        "description": "Artifact or search index not loaded, or (/v1/chat) the session store unreachable.",
+    },
 }
 
 

@@ -14,7 +14,15 @@ MAX_SESSION_ID_CHARS = 100
 MAX_OPENAI_MESSAGES = 50
 
 IntentName = Literal[
-    "definition", "comparison", "relation", "howto_why", "abbreviation", "listing", "out_of_domain", "unknown"
+    "definition",
+    "comparison",
+    "relation",
+    "howto_why",
+    "abbreviation",
+    "listing",
+    "which",
+    "out_of_domain",
+    "unknown",
 ]
 
 

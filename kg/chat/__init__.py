@@ -5,7 +5,7 @@
 
 Modules: :mod:`.intents` (question shapes), :mod:`.linking` (names first, search second),
 :mod:`.compose` (answer text from quoted graph text), :mod:`.bot` (the pipeline),
-:mod:`.sessions` (bounded in-memory conversations), :mod:`.generator` (optional LLM
+:mod:`.sessions` (bounded conversations in memory, SQLite or Redis), :mod:`.generator` (optional LLM
 rephrasing), :mod:`.evaluate` (the chat evaluation). No FastAPI here.
 """
 

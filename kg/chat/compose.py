@@ -8,14 +8,16 @@ statements themselves are the sources' own words, quoted verbatim.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
 from kg.chat.model import Citation
 from kg.model import Definition, Edge, Term
 from kg.store import Glossary
-from kg.textnorm import has_cjk
+from kg.textnorm import fold, has_cjk
 
 __all__ = ["Composer", "display_name", "edges_between", "short_name"]
 
@@ -23,6 +25,7 @@ _T: dict[str, dict[str, str]] = {
     "zh": {
         "def": "定义（{src}）：{q}",
         "def_more": "另一来源（{src}）：{q}",
+        "def_same": "同一来源的另一处（{src}）：{q}",
         "note": "在推理系统里看什么（{src}）：{q}",
         "src": "来源 {id}",
         "related": "相关术语：{items}",
@@ -52,6 +55,8 @@ _T: dict[str, dict[str, str]] = {
         "refuse": "词表里没有能回答这个问题的条目，我不做猜测。",
         "refuse_unknown": "词表里没有“{names}”这个术语。",
         "refuse_pronoun": "我不确定“{p}”指的是哪个术语，请直接说出术语名称。",
+        "which_head": "词表中最符合这个描述的术语是 {a}：",
+        "which_more": "其他可能相关的术语：{items}",
         "nearest": "相近的术语：{items}",
         "partial": "词表里找不到与“{slot}”对应的术语（相近：{items}）；下面只介绍 {a}。",
         "sep": "、",
@@ -61,6 +66,7 @@ _T: dict[str, dict[str, str]] = {
     "en": {
         "def": "Definition ({src}): {q}",
         "def_more": "Another source ({src}): {q}",
+        "def_same": "Elsewhere in the same source ({src}): {q}",
         "note": "What to watch in inference systems ({src}): {q}",
         "src": "{script}source {id}",
         "related": "Related terms: {items}",
@@ -91,6 +97,8 @@ _T: dict[str, dict[str, str]] = {
         "refuse": "The glossary has no entry that answers this, so I won't guess.",
         "refuse_unknown": "The glossary has no term called “{names}”.",
         "refuse_pronoun": "I'm not sure which term “{p}” refers to — please name it.",
+        "which_head": "The glossary term that best fits this description is {a}:",
+        "which_more": "Other terms that may be relevant: {items}",
         "nearest": "Nearest terms in the glossary: {items}",
         "partial": "The glossary has no term matching “{slot}” (nearest: {items}); here is {a} only.",
         "sep": ", ",
@@ -142,6 +150,45 @@ def best_edge(glossary: Glossary, focus: str, other: str) -> Edge | None:
     if not edges:
         return None
     return sorted(edges, key=lambda e: (e.type != "confused_with", e.source != other, len(e.evidence)))[0]
+
+
+@lru_cache(maxsize=8)
+def _all_names(glossary: Glossary) -> tuple[str, ...]:
+    return tuple(sorted({fold(n) for t in glossary.terms.values() for n in t.all_names() if len(n) >= 2}))
+
+
+_CLAUSE = re.compile(r"[^；;。，,]+[；;。，,]?")
+
+
+def member_part(glossary: Glossary, term: Term, text: str) -> str:
+    """The part of a jointly stated definition that is *term*'s own, verbatim.
+
+    "分布式集合通信原语。AllReduce 求和后广播（TP 用）；AllGather 各卡拼齐（PP 用）；…" gives
+    AllGather "AllGather 各卡拼齐（PP 用）" and AllReduce "分布式集合通信原语。AllReduce 求和后广播（TP
+    用）" (the shared opening when it runs straight into the member's clause). A definition
+    without clauses that open with other terms' names is returned whole.
+    """
+    clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text) if m.group(0).strip()]
+    if len(clauses) < 2:
+        return text
+    own = {fold(n) for n in term.all_names() if len(n) >= 2}
+    others = [n for n in _all_names(glossary) if n not in own]
+
+    def opens_with(i: int, names: Iterable[str]) -> bool:
+        head = fold(text[clauses[i][0] : clauses[i][1]].strip())
+        return any(head.startswith(n) and not re.match(r"[a-z0-9]", head[len(n) : len(n) + 1]) for n in names)
+
+    mine = [i for i in range(len(clauses)) if opens_with(i, own)]
+    theirs = [i for i in range(len(clauses)) if i not in mine and opens_with(i, others)]
+    if not mine or not theirs:
+        return text
+    first, last = mine[0], mine[0]
+    while last + 1 in mine:
+        last += 1
+    if first == min(mine + theirs) and first > 0:
+        first = 0  # the shared opening runs straight into this member's clause
+    part = text[clauses[first][0] : clauses[last][1]].strip().rstrip("；;，,")
+    return part or text
 
 
 def _novel(text: str, shown: Sequence[str]) -> bool:
@@ -227,9 +274,10 @@ class Composer:
                 break
             if used and not _novel(d.text, shown):
                 continue
-            key = "def" if not used else "def_more"
-            marker = self.cite(term.id, d.source, d.text, "definition", d.line)
-            self.add(t(self.lang, key, src=self.src(d.source, d.lang), q=self.q(d.text)) + " " + marker)
+            key = "def" if not used else "def_same" if any(u.source == d.source for u in used) else "def_more"
+            quote = member_part(self.g, term, d.text)
+            marker = self.cite(term.id, d.source, quote, "definition", d.line)
+            self.add(t(self.lang, key, src=self.src(d.source, d.lang), q=self.q(quote)) + " " + marker)
             shown.append(d.text)
             used.append(d)
         noted = 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kg.textnorm import fold
 
-__all__ = ["Parsed", "Pronoun", "Slot", "parse"]
+__all__ = ["LIST_CLASS_TAIL", "Parsed", "Pronoun", "Slot", "parse"]
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,64 @@ _PLURAL = {"它们", "这两者", "这两个", "两者", "二者", "they", "them
 _DEMONSTRATIVE = {"这个", "这种", "这项", "这一", "这类", "该", "this", "these", "those"}
 
 
+_ORDINAL_ZH = re.compile(
+    r"第(?P<n>[一二三四五12345])(?:个|种|项|者|款|条)|(?P<first>前一个|前一种|头一个)|(?P<last>后一个|后一种|最后一个|最后那个)"
+)
+_ORDINAL_EN = re.compile(
+    r"\bthe (?:(?P<n>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)|(?P<last>last|latter))(?: one| option| term| item)?\b"
+)
+_ORDINAL_INDEX = {
+    "一": 0,
+    "二": 1,
+    "三": 2,
+    "四": 3,
+    "五": 4,
+    "1": 0,
+    "2": 1,
+    "3": 2,
+    "4": 3,
+    "5": 4,
+    "first": 0,
+    "second": 1,
+    "third": 2,
+    "fourth": 3,
+    "fifth": 4,
+    "1st": 0,
+    "2nd": 1,
+    "3rd": 2,
+    "4th": 3,
+    "5th": 4,
+}
+
+
+def _ordinals(folded: str) -> list[Pronoun]:
+    """ "第二个", "后一个", "the second one", "the last one": ``ref`` = ``ord:N`` (``ord:-1`` for the last)."""
+    out = []
+    for rx in (_ORDINAL_ZH, _ORDINAL_EN):
+        for m in rx.finditer(folded):
+            gd = m.groupdict()
+            if gd.get("n"):
+                ref = f"ord:{_ORDINAL_INDEX[gd['n']]}"
+            elif gd.get("first"):
+                ref = "ord:0"
+            else:
+                ref = "ord:-1"
+            out.append(Pronoun(m.group(0), m.start(), m.end(), ref))
+    return out
+
+
 def find_pronouns(folded: str) -> list[Pronoun]:
-    out: list[Pronoun] = []
+    out: list[Pronoun] = _ordinals(folded)
+    taken = [(p.start, p.end) for p in out]
     for m in _ZH_PRONOUN.finditer(folded):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
         t = m.group(0)
         ref = "former" if t == "前者" else "latter" if t == "后者" else "both" if t in _PLURAL else "topic"
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_PRONOUN.finditer(folded):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
         if t in _PLURAL or t.endswith(" two"):
@@ -164,6 +215,15 @@ _f(
     r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:相比|比较|对比|比起来|哪个好|哪个更|谁更|怎么选|如何选)",
 )
 _f("comparison", None, r"differences? between (?P<a>.+?) and (?P<b>.+?)$")
+_COMPARATIVE_EN = (
+    r"(?:faster|slower|better|worse|cheaper|costlier|bigger|smaller|larger|higher|lower|more \w+|less \w+)"
+)
+_f(
+    "comparison",
+    None,
+    rf"(?:whether |if )?(?P<a>[^,;:?]+?) (?:is|are|was|runs?|gets?) {_COMPARATIVE_EN} than (?P<b>[^,;:?]+?)(?: for .*| on .*| in .*)?$",
+)
+_f("comparison", None, r"^(?P<a>.+?)比(?P<b>.+?)(?:更|要|还)?(?:快|慢|好|差|省|贵|便宜|大|小|高|低|强|弱)")
 _f(
     "comparison",
     None,
@@ -259,6 +319,27 @@ _f(
     None,
     r"^what (?:are )?(?:some )?(?:representative |common |popular |typical )?(?:methods|techniques|approaches|examples|variants|implementations) (?:for|of) (?P<x>.+)$",
 )
+# which: the question describes a role and asks for the term that plays it
+_WHICH_ZH = r"(?:哪个|哪种|哪一个|哪一种|哪款|哪一款|哪类|哪一类|哪项|哪家|哪套|哪条)"
+_WHICH_EN_NOUN = (
+    r"(?:technique|method|mechanism|engine|framework|library|chip|metric|format|protocol|tool|approach|"
+    r"algorithm|component|unit|standard|process|feature|trick|strategy|term|concept|phase|stage|"
+    r"architecture|model|runtime|compiler|kernel|interconnect|network|benchmark|memory|cache|scheme|"
+    r"optimization|optimisation|parallelism|technology|layer|platform|system|product|service|cpu|gpu)s?"
+)
+_f("which", None, rf"^(?P<x>.*{_WHICH_ZH}.*)$")
+_f("which", None, r"^(?P<x>.+?)(?:叫什么|叫啥|叫做什么|称为什么|是什么名字|有专门的(?:名字|术语|说法)吗?)$")
+_f("which", None, r"^(?P<x>.*(?:那种|那个|那类|那一种|那款|那套|那项).+?)(?:是什么|是啥|指什么)$")
+_f("which", None, r"^(?:用|靠|拿|有)什么(?P<x>.+)$")
+_f("which", None, r"^which\b(?P<x>.+)$")
+_f(
+    "which",
+    None,
+    rf"^what(?:'s| is| are)? (?:the )?(?:name (?:of|for) (?:the )?|term for (?:the )?)?{_WHICH_EN_NOUN}\b(?P<x>.+)$",
+)
+_f("which", None, r"^what (?:do you|do we|do people|does one) call (?P<x>.+)$")
+_f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) for (?P<x>.+)$")
+_f("which", None, r"^(?P<x>.+?) (?:is|are) called what$")
 # how / why
 _f(
     "definition",
@@ -314,6 +395,20 @@ _REL_CONTEXT = re.compile(
     r"\b(?:counterpart|equivalent|alternative|specific to|based on|built on|consists? of|made of|composed of|made up of|"
     r"components?|part of|belongs? to|used (?:by|in|with)|implementation|implemented|which (?:\w+ )?(?:engine|phase|stage|metric|"
     r"model|architecture|mechanism|chip|unit|standard|library|framework|protocol|hardware)|related to)\b"
+)
+
+
+_WHICH_RELATION = re.compile(
+    r"属于|对应|组成|构成|依赖|采用|用在|在用|用于|搭配|配合|基于|包含|包括|用到|支持|"
+    r"\b(?:tied to|depends? on|adopted|belongs? to|part of|consists? of|made of|made up of|used (?:by|in|with)|"
+    r"relies on|fits? (?:relative|into)|supports?|includes?|contains?)\b"
+)
+
+
+LIST_CLASS_TAIL = re.compile(
+    r"(?:的)?(?:常见|主要)?(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派)$|"
+    r"\s+(?:methods?|strategies|strategy|techniques?|approaches|types?|kinds?|variants?|schemes?|options?|families|"
+    r"formats?|algorithms?)$"
 )
 
 
@@ -380,6 +475,9 @@ def parse(question: str) -> Parsed:
             and _REL_CONTEXT.search(body)
         ):
             # "它靠哪种集合通信…", "What is its NVIDIA counterpart?": a relation to the term under discussion
+            intent = "relation"
+        if intent == "which" and _WHICH_RELATION.search(body):
+            # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
             intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
         return parsed

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative
 from kg.model import Term
@@ -27,7 +28,7 @@ from kg.search.labels import Span
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk, is_cjk_char
 
-__all__ = ["MIN_SEARCH_SCORE", "Link", "Linker"]
+__all__ = ["MIN_SEARCH_SCORE", "Analysis", "Link", "Linker", "linker_for"]
 
 #: Lowest fused search score (weighted RRF + bonuses, see :mod:`kg.search.engine`) at which a
 #: search-only hit may ground an answer: the dense stage's own top hit (3 / (5 + 1) = 0.5).
@@ -447,6 +448,16 @@ def consistent(text: str, term: Term) -> bool:
         if best < 0.75:
             return False
     return True
+
+
+@lru_cache(maxsize=8)
+def _cached_vocabulary(glossary: Glossary) -> frozenset[str]:
+    return latin_vocabulary(glossary)
+
+
+def linker_for(glossary: Glossary, engine: SearchEngine) -> Linker:
+    """A linker for one question (its search cache is per question); the vocabulary is shared."""
+    return Linker(glossary, engine, _cached_vocabulary(glossary))
 
 
 def latin_vocabulary(glossary: Glossary) -> frozenset[str]:

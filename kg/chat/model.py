@@ -6,9 +6,10 @@ and the evaluation read one shape.
 
 from __future__ import annotations
 
+import types
 from collections import deque
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 Intent = Literal[
     "definition",
@@ -17,6 +18,7 @@ Intent = Literal[
     "howto_why",
     "abbreviation",
     "listing",
+    "which",
     "out_of_domain",
     "unknown",
 ]
@@ -66,6 +68,8 @@ class Answer:
     citations: list[Citation] = field(default_factory=list)
     # the term(s) the question is about (one, or two for comparisons and relations between two)
     focus: list[str] = field(default_factory=list)
+    # the terms the question itself names, in the asker's order ("the second one" points here later)
+    mentioned: list[str] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     follow_ups: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -73,6 +77,10 @@ class Answer:
     linked_by: str = "none"
     took_ms: float = 0.0
     generator: str = "retrieval"  # or "llm" when kg.chat.generator rephrased the text
+    needs_clarification: bool = False  # a pronoun with nothing to point at: the bot asks
+    script: str = "simplified"  # "traditional" when the question was written in Traditional characters
+    # how the decision stage chose (kg/chat/decide.py): action, reason, in-domain probability
+    decision: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +98,9 @@ class Answer:
             "linked_by": self.linked_by,
             "took_ms": self.took_ms,
             "generator": self.generator,
+            "needs_clarification": self.needs_clarification,
+            "script": self.script,
+            "decision": dict(self.decision),
         }
 
 
@@ -118,6 +129,7 @@ class ConversationState:
     topic: list[str] = field(default_factory=list)
     last_terms: list[str] = field(default_factory=list)
     pair: list[str] = field(default_factory=list)
+    named: list[str] = field(default_factory=list)  # the last turn naming 2+ terms, in the user's order
     last_intent: str | None = None
     max_turns: int = 20
     turns: deque[Turn] = field(default_factory=deque)
@@ -134,14 +146,97 @@ class ConversationState:
         self.last_intent = answer.intent
         if len(focus) >= 2:
             self.pair = focus[:2]
+        if len(answer.mentioned) >= 2:
+            self.named = list(answer.mentioned)
         if not used_context or not self.topic:
             self.topic = focus
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "topic": list(self.topic),
-            "last_terms": list(self.last_terms),
-            "pair": list(self.pair),
-            "last_intent": self.last_intent,
-            "turns": [asdict(t) for t in self.turns],
-        }
+        """Every field as JSON-friendly data (lists, dicts, scalars); :meth:`from_dict` reads it back."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, max_turns: int | None = None) -> ConversationState:
+        """The state :meth:`to_dict` wrote, field by field from the type annotations.
+
+        Unknown keys are ignored and missing ones take their defaults, so a state saved before
+        a field was added (or after one was removed) still loads. A value of the wrong shape
+        raises ``ValueError``. *max_turns* (the store's current setting) overrides the saved
+        one; the oldest turns beyond it are dropped.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a conversation state is a JSON object, not {type(data).__name__}")
+        state = _typed(cls, data)
+        if max_turns is not None:
+            state.max_turns = max_turns
+        while len(state.turns) > state.max_turns:
+            state.turns.popleft()
+        return state
+
+
+# --- field-agnostic (de)serialisation of the dataclasses above -----------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """*value* as JSON-friendly data: dataclasses → dicts, sequences → lists."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, list | tuple | deque):
+        return [_plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _typed(tp: Any, value: Any) -> Any:
+    """*value* (from :func:`_plain`) rebuilt as the annotated type *tp*; ``ValueError`` if it does not fit."""
+    if tp is Any:
+        return value
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Union or origin is types.UnionType:
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _typed(arg, value)
+            except ValueError:
+                continue
+        raise ValueError(f"{value!r} is not a {tp}")
+    if origin is Literal:
+        if value not in args:
+            raise ValueError(f"{value!r} is not one of {args}")
+        return value
+    if isinstance(tp, type) and is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ValueError(f"{tp.__name__} needs an object, not {value!r}")
+        hints = get_type_hints(tp)
+        known = {f.name for f in fields(tp) if f.init}
+        try:
+            return tp(**{k: _typed(hints[k], v) for k, v in value.items() if k in known})
+        except TypeError as exc:  # a required field is missing
+            raise ValueError(f"{tp.__name__}: {exc}") from exc
+    if origin in (list, tuple, deque, set, frozenset):
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"{tp} needs an array, not {value!r}")
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            if args and len(args) != len(value):
+                raise ValueError(f"{tp} needs {len(args)} items, not {len(value)}")
+            return tuple(_typed(a, v) for a, v in zip(args, value, strict=False)) if args else tuple(value)
+        item = args[0] if args else Any
+        return origin(_typed(item, v) for v in value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{tp} needs an object, not {value!r}")
+        key_tp, val_tp = args or (Any, Any)
+        return {_typed(key_tp, k): _typed(val_tp, v) for k, v in value.items()}
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if tp in (bool, int, float, str):
+        if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
+            raise ValueError(f"{value!r} is not a {tp.__name__}")
+        return value
+    return value

@@ -21,7 +21,9 @@ import json
 import math
 import os
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +87,9 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)
     matched: str | None = None  # the name that matched, for label stages
     passage: str | None = None  # best dense passage id
+    # each stage's own score before fusion (dense: cosine; lexical: BM25; fuzzy: 0-1 ratio),
+    # for decisions that need absolute evidence, not ranks (kg/chat/decide.py)
+    raw: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,12 +125,43 @@ class DenseIndex:
         self.shift = DEFAULT_SHIFT  # 0 turns the language shift off (evaluation ablation)
         self._factory = encoder_factory
         self._encoder: Any = None
+        # query vectors of recent queries: the chatbot reads the vector of the question it
+        # has just searched (kg/chat/refusal.py) without encoding it twice
+        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._vectors_lock = threading.Lock()
+
+    def query_vector(self, query: str) -> NDArray[np.float32]:
+        """The encoder's query-mode vector of *query* (1 × dim, unshifted), cached for recent queries."""
+        with self._vectors_lock:
+            vec = self._vectors.get(query)
+            if vec is not None:
+                self._vectors.move_to_end(query)
+                return vec
+        vec = np.asarray(self.encoder.encode_queries([query]), dtype=np.float32)
+        with self._vectors_lock:
+            self._vectors[query] = vec
+            while len(self._vectors) > 256:
+                self._vectors.popitem(last=False)
+        return vec
 
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
             self._encoder = self._factory()
         return self._encoder
+
+    def prime(self, queries: list[str]) -> None:
+        """Encode *queries* in one batch into the vector cache (about 2x faster than one by one),
+        for callers that are about to search them all (training the chat's refusal model)."""
+        todo = [q for q in dict.fromkeys(queries) if q not in self._vectors]
+        if not todo:
+            return
+        vecs = np.asarray(self.encoder.encode_queries(todo), dtype=np.float32)
+        with self._vectors_lock:
+            for q, v in zip(todo, vecs, strict=True):
+                self._vectors[q] = v.reshape(1, -1)
+            while len(self._vectors) > max(256, len(todo)):
+                self._vectors.popitem(last=False)
 
     def search(self, query: str, k: int, names_share: float = 0.0) -> list[tuple[str, float, str]]:
         """(term id, best passage score, passage id), best first, one per term.
@@ -140,7 +176,7 @@ class DenseIndex:
         English query and `glossary eval` shows it gains little over the shift
         (``hybrid-dual`` row of docs/EVAL.md), so it is off by default.
         """
-        vec = self.encoder.encode_queries([query])
+        vec = self.query_vector(query)
         if self.dual and not has_cjk(query):
             vec = vec + self.encoder.encode_passages([query])
             vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
@@ -322,13 +358,17 @@ class SearchEngine:
         mention_seeds: set[str] = set()
         names_share = 0.0  # share of the query covered by glossary names (scales the language shift)
 
-        def add(stage: str, ranked: list[tuple[str, str | None]], weight: float) -> None:
+        def add(
+            stage: str, ranked: list[tuple[str, str | None]], weight: float, raw: list[float] | None = None
+        ) -> None:
             for rank, (tid, detail) in enumerate(ranked, start=1):
                 h = hits.setdefault(tid, Hit(tid, 0.0))
                 if stage in h.ranks:
                     continue
                 contribution = weight / (w.k + rank)
                 h.ranks[stage] = rank
+                if raw is not None:
+                    h.raw[stage] = round(float(raw[rank - 1]), 6)
                 h.components[stage] = round(contribution, 6)
                 h.score += contribution
                 if stage == "dense" and detail:
@@ -363,19 +403,20 @@ class SearchEngine:
                 # typos live in names, not in sentences: a long description is never a
                 # misspelt name (candidates are pre-filtered exactly, kg/search/charfilter.py)
                 fz = self.matcher.fuzzy(core or text, limit=5, cutoff=0.75)
-                add("fuzzy", [(m.term_id, m.name) for m in fz], w.fuzzy)
+                add("fuzzy", [(m.term_id, m.name) for m in fz], w.fuzzy, [m.score for m in fz])
                 unambiguous = len(fz) == 1 or (len(fz) > 1 and fz[0].score - fz[1].score >= 0.1)
                 if fz and (fz[0].score >= w.near_exact or unambiguous):
                     # the whole query is a name with a typo ("kv-cach", "张亮并行")
                     top = hits[fz[0].term_id]
                     top.score += w.exact_bonus / 2
                     top.components["near_exact"] = w.exact_bonus / 2
-            add("lexical", [(d, None) for d, _ in self.lexical.search(text, w.depth)], w.lexical)
+            lex = self.lexical.search(text, w.depth)
+            add("lexical", [(d, None) for d, _ in lex], w.lexical, [sc for _, sc in lex])
         if mode in ("hybrid", "semantic") and self.dense is not None:
             if mode == "semantic":
                 names_share = _names_share(text, self.matcher.find_mentions(text))
             ranked = self.dense.search(text, w.depth, names_share)
-            add("dense", [(t, p) for t, _, p in ranked], w.dense)
+            add("dense", [(t, p) for t, _, p in ranked], w.dense, [sc for _, sc, _ in ranked])
         if w.graph and self._neighbours and mention_seeds:
             # Terms linked to a term the question names ("in speculative decoding, the small
             # model that…" → 草稿模型, whose definition names 投机解码) get a graph bonus,

@@ -109,6 +109,18 @@ class LexicalIndex:
         order = hits[np.argsort(-scores[hits], kind="stable")][:k]
         return [(self._doc_ids[i], float(scores[i])) for i in order]
 
+    def coverage(self, query: str) -> tuple[int, int]:
+        """``(tokens, known)``: the query's tokens and how many of them any document contains.
+
+        The share of unknown words is evidence that a question is about something else
+        ("baking cookies" next to "batch size"); the chatbot's refusal model reads it.
+        """
+        tokens = self._tokenizer.tokenize(query)
+        if self._bm25 is None:
+            return len(tokens), 0
+        vocab: dict[str, int] = self._bm25.vocab_dict
+        return len(tokens), sum(t in vocab for t in tokens)
+
     # -- persistence -------------------------------------------------------
 
     def save(self, directory: str | Path) -> None:

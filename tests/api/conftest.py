@@ -40,6 +40,7 @@ def make_client(glossary: Glossary, engine: SearchEngine, tmp_path: Any) -> Iter
     """``make_client(**settings_overrides)`` → a TestClient on the real graph and search engine.
 
     Pass ``glossary=None`` / ``engine=None`` to leave them to the lifespan (loaded from ``artifact_dir``).
+    Chat sessions are in memory unless ``sessions=...`` asks for a shared store.
     """
     clients: list[TestClient] = []
 
@@ -47,6 +48,7 @@ def make_client(glossary: Glossary, engine: SearchEngine, tmp_path: Any) -> Iter
         *, glossary: Glossary | None = glossary, engine: SearchEngine | None = engine, **overrides: Any
     ) -> TestClient:
         overrides.setdefault("artifact_dir", tmp_path / "no-artifact")
+        overrides.setdefault("sessions", "memory")  # no shared file between tests unless asked for
         client = TestClient(create_app(Settings(**overrides), glossary=glossary, engine=engine))
         client.__enter__()  # run the lifespan
         clients.append(client)

@@ -16,7 +16,9 @@ from tests.api.live_server import serve
 def test_measure_counts_every_streamed_request(
     glossary: Glossary, engine: SearchEngine, tmp_path: Any
 ) -> None:
-    app = create_app(Settings(artifact_dir=tmp_path / "none"), glossary=glossary, engine=engine)
+    app = create_app(
+        Settings(artifact_dir=tmp_path / "none", sessions="memory"), glossary=glossary, engine=engine
+    )
     questions = _questions(Path("tests/data/chat_eval.jsonl"))[:5]
     with serve(app) as url:
         res = measure(url, questions)

@@ -41,7 +41,9 @@ def page(glossary: Glossary, engine: SearchEngine, tmp_path: Path) -> Any:
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    app = create_app(Settings(artifact_dir=tmp_path / "none"), glossary=glossary, engine=engine)
+    app = create_app(
+        Settings(artifact_dir=tmp_path / "none", sessions="memory"), glossary=glossary, engine=engine
+    )
     with serve(app) as url, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"),  # a fresh --user-data-dir

@@ -78,7 +78,9 @@ def test_invalid(client: TestClient, assert_error: AssertError, payload: dict[st
 
 @pytest.fixture
 def live_url(glossary: Glossary, engine: SearchEngine, tmp_path: Any) -> Any:
-    app = create_app(Settings(artifact_dir=tmp_path / "none"), glossary=glossary, engine=engine)
+    app = create_app(
+        Settings(artifact_dir=tmp_path / "none", sessions="memory"), glossary=glossary, engine=engine
+    )
     with serve(app) as url:
         yield url
 

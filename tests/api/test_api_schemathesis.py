@@ -32,7 +32,7 @@ from kg.store import Glossary
 
 CHECKS = [not_a_server_error, response_schema_conformance, status_code_conformance, content_type_conformance]
 
-app = create_app(Settings(artifact_dir=Path(__file__).parent / "no-such-artifact"))
+app = create_app(Settings(artifact_dir=Path(__file__).parent / "no-such-artifact", sessions="memory"))
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
 

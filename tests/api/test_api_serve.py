@@ -59,11 +59,16 @@ def recorded(monkeypatch: Any) -> dict[str, Any]:
         _fake_artifact(out)
 
     def fake_run(app: str, **kwargs: Any) -> None:
-        calls["run"] = {"app": app, **kwargs, "env_artifact": os.environ.get("GLOSSARY_ARTIFACT_DIR")}
+        calls["run"] = {
+            "app": app,
+            **kwargs,
+            "env_artifact": os.environ.get("GLOSSARY_ARTIFACT_DIR"),
+            "env_sessions": os.environ.get("GLOSSARY_SESSIONS"),
+        }
 
     monkeypatch.setattr(kg.cli, "build", fake_build)
     monkeypatch.setattr(uvicorn, "run", fake_run)
-    for name in ("GLOSSARY_ARTIFACT_DIR", "OMP_NUM_THREADS", "OMP_WAIT_POLICY"):
+    for name in ("GLOSSARY_ARTIFACT_DIR", "GLOSSARY_SESSIONS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY"):
         # serve sets these; setenv first makes monkeypatch restore (or remove) them afterwards
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
@@ -97,6 +102,29 @@ def test_serve_artifact_from_env(recorded: dict[str, Any], tmp_path: Path, monke
     monkeypatch.setenv("GLOSSARY_ARTIFACT_DIR", str(art))
     assert CliRunner().invoke(app, ["serve"]).exit_code == 0
     assert "build" not in recorded and recorded["run"]["env_artifact"] == str(art.resolve())
+
+
+def test_serve_passes_the_session_store_to_its_workers(
+    recorded: dict[str, Any], tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Workers read GLOSSARY_SESSIONS from the environment they inherit (default: sqlite, whose
+    file is named after GLOSSARY_ARTIFACT_DIR, which serve sets to the resolved path)."""
+    art = _fake_artifact(tmp_path / "art")
+    runner = CliRunner()
+    assert runner.invoke(app, ["serve", "--artifact", str(art)]).exit_code == 0
+    assert recorded["run"]["env_sessions"] is None  # the workers' default: the shared sqlite file
+    monkeypatch.setenv("GLOSSARY_SESSIONS", "redis://127.0.0.1:6379/3")
+    assert runner.invoke(app, ["serve", "--artifact", str(art)]).exit_code == 0
+    assert recorded["run"]["env_sessions"] == "redis://127.0.0.1:6379/3"
+    db = tmp_path / "chat.db"
+    result = runner.invoke(app, ["serve", "--artifact", str(art), "--sessions", f"sqlite://{db}"])
+    assert result.exit_code == 0, result.output
+    assert recorded["run"]["env_sessions"] == f"sqlite://{db}"  # the option wins over the env
+    assert "chat sessions: sqlite://" in result.output
+    del recorded["run"]
+    bad = runner.invoke(app, ["serve", "--artifact", str(art), "--sessions", "memcached://x"])
+    assert bad.exit_code == 2 and "run" not in recorded  # refused before any worker starts
+    assert "redis://host:port/db" in bad.output
 
 
 # --- end to end ----------------------------------------------------------------------------

@@ -194,14 +194,25 @@ def test_listing(
 
 
 def test_howto(glossary: Glossary, engine: SearchEngine) -> None:
-    a = ask(glossary, engine, "怎么降低 TPOT？")
+    a = ask(glossary, engine, "为什么 TPOT 对应 decode 阶段？")  # a why-question about a named term
     assert_grounded(a, glossary)
     assert a.intent == "howto_why"
-    assert a.citations[0].term_id == "time-per-output-token"
     assert "没有专门回答" in a.answer  # says plainly that the glossary has no how-to entry
     a = ask(glossary, engine, "Why is decode memory-bound?")
     assert_grounded(a, glossary)
-    assert a.terms[:2] == ["decode", "memory-bound"]
+    assert {"decode", "memory-bound"} <= set(a.terms)
+
+
+@pytest.mark.slow
+def test_remedy_and_which_answer_with_another_term(glossary: Glossary, real_engine: SearchEngine) -> None:
+    """ "How do I reduce X" / "which … fixes X": the answer is a term other than X (issue 9)."""
+    a = ask(glossary, real_engine, "怎么降低 TPOT？")
+    assert_grounded(a, glossary)
+    assert a.intent == "which" and a.citations[0].term_id != "time-per-output-token"
+    assert "time-per-output-token" not in a.focus
+    a = ask(glossary, real_engine, "Which framework is built around RadixAttention?")
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == "sglang"
 
 
 # --- multi-turn --------------------------------------------------------------------------------------

@@ -89,9 +89,13 @@ def test_pronouns(question: str, pronouns: list[tuple[str, str]]) -> None:
     assert [(p.text, p.ref) for p in parse(question).pronouns] == pronouns
 
 
-def test_follow_up_with_pronoun_and_relation_words_is_a_relation() -> None:
-    assert parse("它靠哪种集合通信把结果汇总？").intent == "relation"
-    assert parse("Which model architecture is it specific to?").intent == "relation"
+def test_which_follow_up_asks_for_another_term() -> None:
+    # "which X … it": the answer is the X, not the term under discussion (issue 9)
+    assert parse("它靠哪种集合通信把结果汇总？").intent == "which"
+    assert parse("Which model architecture is it specific to?").intent == "which"
+    # a named subject with a relation verb is a relation question about that subject
+    assert parse("AWQ 属于哪一类量化方法").intent == "relation"
+    assert parse("Which engines have adopted FlashInfer?").intent == "relation"
     # the same words without a pronoun do not make a relation question
     assert parse("什么是集合通信？").intent == "definition"
 

@@ -1,4 +1,4 @@
-"""SessionStore: TTL, caps on sessions and on turns (bounded memory), reset flag, locking."""
+"""MemorySessionStore: TTL, caps on sessions and on turns (bounded memory), reset flag, locking."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from kg.chat import Answer, ConversationState
-from kg.chat.sessions import SessionStore
+from kg.chat.sessions import MemorySessionStore
 
 
 class Clock:
@@ -25,7 +25,7 @@ def grounded(question: str, *terms: str) -> Answer:
 
 
 def test_new_known_and_unknown_ids() -> None:
-    store = SessionStore()
+    store = MemorySessionStore()
     sid, state, reset = store.open(None)
     assert not reset and isinstance(state, ConversationState) and len(sid) >= 16
     sid2, state2, reset2 = store.open(sid)
@@ -37,7 +37,7 @@ def test_new_known_and_unknown_ids() -> None:
 
 def test_ttl_expiry_starts_a_fresh_conversation() -> None:
     clock = Clock()
-    store = SessionStore(ttl_seconds=60, clock=clock)
+    store = MemorySessionStore(ttl_seconds=60, clock=clock)
     sid, state, _ = store.open(None)
     state.record(grounded("q", "ttft"), used_context=False)
     clock.now += 59
@@ -51,7 +51,7 @@ def test_ttl_expiry_starts_a_fresh_conversation() -> None:
 
 
 def test_session_cap_evicts_least_recently_used() -> None:
-    store = SessionStore(max_sessions=3)
+    store = MemorySessionStore(max_sessions=3)
     ids = [store.open(None)[0] for _ in range(3)]
     store.open(ids[0])  # touch the oldest
     extra = store.open(None)[0]
@@ -64,7 +64,7 @@ def test_session_cap_evicts_least_recently_used() -> None:
 
 
 def test_turn_cap_per_session() -> None:
-    store = SessionStore(max_turns=4)
+    store = MemorySessionStore(max_turns=4)
     _, state, _ = store.open(None)
     for i in range(50):
         state.record(grounded(f"q{i}", f"t{i}"), used_context=False)
@@ -73,7 +73,7 @@ def test_turn_cap_per_session() -> None:
 
 
 def test_session_lock_serialises_turns() -> None:
-    store = SessionStore()
+    store = MemorySessionStore()
     sid, _, _ = store.open(None)
     order: list[str] = []
     entered = threading.Event()
@@ -102,6 +102,6 @@ def test_session_lock_serialises_turns() -> None:
 
 def test_bad_limits() -> None:
     with pytest.raises(ValueError):
-        SessionStore(ttl_seconds=0)
+        MemorySessionStore(ttl_seconds=0)
     with pytest.raises(ValueError):
-        SessionStore(max_sessions=0)
+        MemorySessionStore(max_sessions=0)

@@ -1,20 +1,21 @@
 """In-memory conversations with bounded memory: a TTL, a cap on sessions, a cap on turns.
 
->>> store = SessionStore(ttl_seconds=1800, max_sessions=1000, max_turns=20)
+>>> store = MemorySessionStore(ttl_seconds=1800, max_sessions=1000, max_turns=20)
 >>> sid, state, reset = store.open(None)          # a new conversation
 >>> reset
 False
 >>> store.open("no-such-id")[2]                   # unknown or expired id: fresh, flagged
 True
 
-Sessions live only in this process (restart = forget); the least recently used session
-is dropped when the cap is reached. Each session has its own lock so that two requests
-for one conversation do not interleave their updates.
+Sessions live only in this process (restart = forget; another worker process does not see
+them): use :mod:`.sqlite` or :mod:`.redis` to share them. The least recently used session is
+dropped when the cap is reached. Each session has its own lock so that two requests for one
+conversation do not interleave their updates. ``open`` and ``session`` hand out the live state
+object itself, so changes need no explicit save.
 """
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -23,8 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kg.chat.model import ConversationState
+from kg.chat.sessions._common import check_limits, new_session_id
 
-__all__ = ["Session", "SessionStore"]
+__all__ = ["MemorySessionStore", "Session"]
 
 
 @dataclass
@@ -35,7 +37,7 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class SessionStore:
+class MemorySessionStore:
     """Conversations by id; expired ones are purged lazily on every access."""
 
     def __init__(
@@ -45,8 +47,7 @@ class SessionStore:
         max_turns: int = 20,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if ttl_seconds <= 0 or max_sessions < 1 or max_turns < 1:
-            raise ValueError("ttl_seconds, max_sessions and max_turns must be positive")
+        check_limits(ttl_seconds, max_sessions, max_turns)
         self.ttl = ttl_seconds
         self.max_sessions = max_sessions
         self.max_turns = max_turns
@@ -78,7 +79,7 @@ class SessionStore:
         while len(self._sessions) >= self.max_sessions:
             self._sessions.popitem(last=False)
             self.evicted += 1
-        sid = secrets.token_urlsafe(16)
+        sid = new_session_id()
         session = Session(sid, ConversationState(max_turns=self.max_turns), now)
         self._sessions[sid] = session
         return session
@@ -111,3 +112,6 @@ class SessionStore:
     def drop(self, session_id: str) -> bool:
         with self._lock:
             return self._sessions.pop(session_id, None) is not None
+
+    def close(self) -> None:
+        """Nothing to release (the sessions go with the process)."""

@@ -1,0 +1,84 @@
+"""The working state of one question as it moves through the chat pipeline.
+
+:class:`Ctx` carries what each stage found — the parsed question (:mod:`.intents`), the
+names linked in it (:mod:`.linking`), the conversation's referent (:mod:`.references`),
+the search hits (:mod:`.retrieve`) and the decision (:mod:`.decide`) — to the answer
+shapes (:mod:`.shapes`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kg.chat.decide import Decision
+from kg.chat.intents import Parsed, Pronoun
+from kg.chat.linking import Analysis, Linker
+from kg.chat.model import ConversationState
+from kg.chat.retrieve import Retrieval
+from kg.store import Glossary
+from kg.textnorm import fold, has_cjk
+
+__all__ = ["Ctx", "detect_lang"]
+
+
+def detect_lang(parsed: Parsed, analysis: Analysis) -> str:
+    """``zh`` when the words around the term names are Chinese, ``en`` when they are Latin."""
+    f = parsed.folded
+    keep = [True] * len(f)
+    for a, b in [(s.start, s.end) for s in analysis.spans] + analysis.unknown_ranges:
+        for i in range(a, b):
+            keep[i] = False
+    rest = "".join(ch for ch, k in zip(f, keep, strict=True) if k)
+    if has_cjk(rest):
+        return "zh"
+    if re.search(r"[a-z]", rest):
+        return "en"
+    return "zh" if has_cjk(f) else "en"
+
+
+@dataclass
+class Ctx:
+    """Per-question working state."""
+
+    glossary: Glossary
+    linker: Linker
+    parsed: Parsed
+    analysis: Analysis
+    lang: str
+    state: ConversationState | None
+    referent: str | None = None
+    referents: list[str] = field(default_factory=list)  # "它们" / "they": the last two terms
+    used_context: bool = False
+    pronoun: Pronoun | None = None
+    suggestions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    linked_by: str = "none"
+    focus: list[str] = field(default_factory=list)
+    retrieval: Retrieval | None = None
+    decision: Decision | None = None
+
+    @property
+    def in_domain(self) -> bool:
+        """The decision stage's verdict (names, context, or the refusal model's probability)."""
+        if self.decision is not None:
+            return self.decision.in_domain
+        return bool(self.analysis.spans) or self.used_context
+
+    def body_text(self, substitute: bool = True) -> str:
+        """The question without its frame's edges; pronouns replaced by the referent's name.
+
+        "SGLang 里它对应的实现叫什么" → "SGLang 里前缀缓存对应的实现叫什么", so that a search
+        for what else the question asks about knows what "它" is.
+        """
+        body = self.parsed.body.text if self.parsed.body else self.parsed.folded
+        offset = self.parsed.body.start if self.parsed.body else 0
+        name = ""
+        if substitute and self.referent:
+            term = self.glossary.terms[self.referent]
+            name = fold(term.labels.get(self.lang) or term.label("en"))
+        for p in sorted(self.analysis.pronouns, key=lambda p: -p.start):
+            a, b = p.start - offset, p.end - offset
+            if 0 <= a <= b <= len(body):
+                body = body[:a] + f" {name} " + body[b:]
+        return re.sub(r"\s+", " ", body).strip()

@@ -1,0 +1,168 @@
+"""The decision stage: answer, refuse, or ask which term is meant — and from which term.
+
+Order of the rules (each says why it wins):
+
+1. an empty question is refused;
+2. a pronoun with nothing to point at ("它和 TPOT 有什么区别？" opening a conversation) gets a
+   clarifying question, never a guess;
+3. a question that continues the conversation (its pronoun resolved to the topic) is in the
+   domain of the term under discussion (unless its only link is a demonstrative and the
+   refusal model is sure it is not: :data:`CONTEXT_REFUSAL_FACTOR`);
+4. a question whose core is exactly a glossary name is in the domain, and so is a comparison
+   one of whose sides is exactly a glossary name (the answer says which side is unknown);
+5. a definition of a name-shaped word the glossary has never seen, nor any name like it
+   ("What is Mamba-3 attention?"), is refused: the glossary has no such term;
+6. otherwise the refusal model (:mod:`.refusal`) decides from the retrieval evidence. Unknown
+   words alone never refuse: they are one feature among twelve.
+
+The *candidate* is the term retrieval proposes as the answer. For "which …" questions and
+how-to questions that ask for a remedy ("how do I reduce KV-cache fragmentation?"), the terms
+the question merely names are not candidates: the answer is another term whose definition
+does what the question asks. The shapes use the candidate when linking the question's slots
+finds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kg.chat.intents import LIST_CLASS_TAIL, Parsed
+from kg.chat.linking import Analysis
+from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
+from kg.chat.retrieve import Retrieval
+from kg.search.engine import SearchEngine
+from kg.textnorm import fold, has_cjk
+
+__all__ = ["Decision", "asks_for_remedy", "decide"]
+
+Action = Literal["answer", "refuse", "clarify"]
+
+#: A follow-up whose only link to the conversation is a demonstrative ("this", "these", "这个")
+#: is refused when the model is sure it is off-topic: probability under half the threshold
+#: ("What's the weather like in Paris this week?" after a question about NVFP4). "it" / "它"
+#: always continue the conversation.
+CONTEXT_REFUSAL_FACTOR = 0.5
+
+_REMEDY = re.compile(
+    r"降低|减少|减小|避免|解决|缓解|提高|提升|加速|加快|优化|节省|节约|压缩|减轻|防止|改善|规避|消除|应对|"
+    r"省显存|省内存|省钱|变快|更快|更省|不卡|少用|降本|扩展到|"
+    r"\b(?:reduce[sd]?|reducing|lower(?:ing)?|cut(?:ting)?|avoid(?:ing)?|fix(?:ing)?|solve[sd]?|solving|"
+    r"mitigate[sd]?|speed(?:s|ing)? up|improv(?:e|es|ing)|increas(?:e|es|ing)|boost(?:s|ing)?|sav(?:e|es|ing)|"
+    r"shrink(?:s|ing)?|prevent(?:s|ing)?|deal with|get rid of|minimi[sz]e|maximi[sz]e|accelerat(?:e|es|ing)|"
+    r"make .{1,30} (?:faster|cheaper|smaller)|fit .{1,40} (?:into|in|on))\b"
+)
+
+
+_EXPLAINS_SUBJECT = re.compile(
+    r"是怎么|是如何|是怎样|是靠什么|^how (?:does|do|is|are|did|has|have) (?!i\b|we\b|you\b|one\b|my\b|our\b)"
+)
+
+
+def asks_for_remedy(parsed: Parsed) -> bool:
+    """A how-to question asking what to do about something ("怎么降低 TTFT", "how do I avoid …"),
+    not one asking how a named thing works ("FlashAttention 是怎么加速注意力的", "how does X reduce …")."""
+    f = parsed.folded
+    return parsed.intent == "howto_why" and bool(_REMEDY.search(f)) and not _EXPLAINS_SUBJECT.search(f)
+
+
+@dataclass
+class Decision:
+    """What to do with one question, and why."""
+
+    action: Action
+    in_domain: bool
+    reason: str  # empty | clarify | context | exact | model
+    probability: float | None = None
+    candidate: str | None = None
+    features: dict[str, float] = field(default_factory=dict)
+
+
+def _candidate(
+    parsed: Parsed, retrieval: Retrieval, referent: str | None, neighbours: set[str]
+) -> str | None:
+    exclude: list[str] = []
+    if parsed.intent == "which" or asks_for_remedy(parsed):
+        exclude = [*retrieval.named, *([referent] if referent else [])]
+        if referent:
+            # "哪个推理引擎是靠它起家的": the answer is linked to the term under discussion;
+            # when no neighbour fits, the question is about that term itself ("第三个是哪家出的")
+            near = [h for h in retrieval.hits if h.term_id in neighbours and h.term_id not in exclude]
+            return near[0].term_id if near else None
+    best = retrieval.best(exclude) or retrieval.best()
+    return best.term_id if best is not None else None
+
+
+def _names_a_term(engine: SearchEngine, parsed: Parsed) -> bool:
+    """A slot of the question is exactly a glossary name: the subject of a definition or listing
+    ("有哪些量化方法" → 量化), or one side of a comparison."""
+    for slot in parsed.slots:
+        text = slot.text
+        if parsed.intent == "listing":
+            text = LIST_CLASS_TAIL.sub("", text).strip() or text
+            if _names_share_head(engine, text):
+                return True
+        if engine.matcher.exact(text):
+            return True
+    return False
+
+
+def _names_share_head(engine: SearchEngine, head: str) -> bool:
+    """Two or more glossary names contain *head* ("parallelism", "量化"): a class the glossary lists."""
+    key = fold(head)
+    if not key or (not has_cjk(key) and len(key) < 4):
+        return False
+    names = name_parts(engine).names
+    if has_cjk(key):
+        return sum(key in n for n in names) >= 2
+    rx = re.compile(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])")
+    return sum(bool(rx.search(n)) for n in names) >= 2
+
+
+def _near_name(engine: SearchEngine, token: str) -> bool:
+    """*token* is a glossary name word or a typo of one ("RadixAtention")."""
+    from rapidfuzz import fuzz, process
+
+    words = name_parts(engine).word_list
+    key = fold(token)
+    return key in name_parts(engine).words or bool(
+        process.extractOne(key, words, scorer=fuzz.ratio, score_cutoff=85)
+    )
+
+
+def decide(
+    engine: SearchEngine,
+    model: RefusalModel,
+    parsed: Parsed,
+    analysis: Analysis,
+    retrieval: Retrieval,
+    *,
+    unresolved_pronoun: bool,
+    used_context: bool,
+    referent: str | None = None,
+    neighbours: set[str] | None = None,
+    demonstrative: bool = False,
+) -> Decision:
+    """Apply the rules of the module docstring to one question."""
+    body = parsed.body.text if parsed.body else parsed.folded
+    if not body.strip():
+        return Decision("refuse", False, "empty")
+    if unresolved_pronoun:
+        return Decision("clarify", True, "clarify")
+    candidate = _candidate(parsed, retrieval, referent, neighbours or set())
+    feats = question_features(engine, parsed, analysis, retrieval)
+    ok, p = model.in_domain(feats, question_vector(engine, retrieval))
+    if used_context:
+        if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR:
+            return Decision("refuse", False, "model_context", p, candidate, feats)
+        return Decision("answer", True, "context", p, candidate, feats)
+    if feats["exact"] and feats["unknown"] == 0:
+        return Decision("answer", True, "exact", p, candidate, feats)
+    if _names_a_term(engine, parsed):
+        return Decision("answer", True, "exact", p, candidate, feats)
+    made_up = [tok for tok in analysis.unknown if not _near_name(engine, tok)]
+    if made_up and parsed.intent in ("definition", "abbreviation", "unknown"):
+        # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
+        return Decision("refuse", False, "unknown_name", p, candidate, feats)
+    return Decision("answer" if ok else "refuse", ok, "model", p, candidate, feats)

@@ -1,0 +1,150 @@
+"""The first stage of the chat pipeline: the question as the later stages read it.
+
+- Length: a question longer than :data:`MAX_QUESTION_CHARS` is cut (with a warning).
+- Script: a question written in Traditional characters is answered in Traditional characters
+  (:func:`to_traditional` on the answer text; quotes in citations stay verbatim).
+- Taiwan wording: a Traditional question is converted with OpenCC ``tw2sp`` (phrases too:
+  快取 → 缓存, 記憶體 → 内存) and a few computing words the converter keeps (平行 → 并行,
+  推論 → 推理) before linking, so that "KV 快取" finds KV cache.
+- English inflections: possessives ("vLLM's" → "vLLM") and plurals of glossary words
+  ("TPUs" → "TPU", "KV caches" → "KV cache", "strategies" → "strategy") are reduced before
+  linking, so that a name the glossary knows is found whatever its inflection. A plural is
+  reduced only when the singular is a word of some glossary name and the plural is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from kg.store import Glossary
+from kg.textnorm import fold, has_cjk
+
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "Question",
+    "is_traditional",
+    "known_words",
+    "name_words",
+    "normalize",
+    "to_traditional",
+]
+
+MAX_QUESTION_CHARS = 1000
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+_-]*(?:['’][sS])?")
+_POSSESSIVE = re.compile(r"['’][sS]$")
+_CONTRACTIONS = frozenset(["what", "it", "that", "there", "here", "who", "let", "he", "she", "where", "how"])
+
+
+@dataclass(frozen=True)
+class Question:
+    """The asker's text (``original``) and the text the pipeline links and searches (``text``)."""
+
+    original: str
+    text: str
+    traditional: bool = False
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+#: Taiwan computing vocabulary that OpenCC's tw2sp leaves as is (after its conversion).
+_TW_WORDS = (
+    ("平行", "并行"),
+    ("推论", "推理"),
+    ("批次处理", "批处理"),
+    ("批量处理", "批处理"),
+    ("管线", "流水线"),
+    ("资料", "数据"),
+)
+
+
+@lru_cache(maxsize=1)
+def _tw2sp():  # pragma: no cover - trivial
+    import opencc
+
+    return opencc.OpenCC("tw2sp")
+
+
+def from_taiwan(text: str) -> str:
+    """Traditional (Taiwan) → Simplified with mainland wording, for linking and search."""
+    out = str(_tw2sp().convert(text))
+    for tw, cn in _TW_WORDS:
+        out = out.replace(tw, cn)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _s2t():  # pragma: no cover - trivial
+    import opencc
+
+    return opencc.OpenCC("s2t")
+
+
+def to_traditional(text: str) -> str:
+    """Simplified → Traditional characters (OpenCC ``s2t``, character level, no rewording)."""
+    return str(_s2t().convert(text)) if has_cjk(text) else text
+
+
+def is_traditional(text: str) -> bool:
+    """True when *text* has Chinese characters that differ from their Simplified forms."""
+    from kg.textnorm import to_simplified
+
+    return has_cjk(text) and to_simplified(text) != text
+
+
+def name_words(names: Iterable[str]) -> frozenset[str]:
+    """Folded Latin words of glossary names (what a plural may be reduced to)."""
+    out: set[str] = set()
+    for n in names:
+        for w in re.findall(r"[a-z][a-z0-9.+_'’-]*", fold(n)):
+            out.add(w)
+            out.add(w.strip(".-"))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8)
+def known_words(glossary: Glossary) -> frozenset[str]:
+    """:func:`name_words` of every name of *glossary* (cached per glossary)."""
+    return name_words(n for t in glossary.terms.values() for n in t.all_names())
+
+
+def _singular(word: str, known: frozenset[str]) -> str | None:
+    """The singular of *word* when it is a glossary word and *word* is not ("GPUs" → "GPU")."""
+    low = word.lower()
+    if low in known or len(low) < 3 or not low.endswith("s"):
+        return None
+    for cut, add in ((3, "y"), (2, ""), (1, "")):  # strategies, batches, TPUs
+        if cut == 3 and not low.endswith("ies"):
+            continue
+        if cut == 2 and not low.endswith("es"):
+            continue
+        base = low[:-cut] + add
+        if base in known:
+            return word[: len(word) - cut] + add
+    return None
+
+
+def normalize(question: str, known_words: frozenset[str]) -> Question:
+    """Cut, detect the script, reduce inflections of glossary words (see the module docstring)."""
+    warnings: list[str] = []
+    text = question.strip()
+    if len(text) > MAX_QUESTION_CHARS:
+        text = text[:MAX_QUESTION_CHARS]
+        warnings.append(f"question truncated to {MAX_QUESTION_CHARS} characters")
+    original = text
+
+    def reduce(m: re.Match[str]) -> str:
+        word = m.group(0)
+        stem = _POSSESSIVE.sub("", word)
+        if stem != word and stem.lower() not in _CONTRACTIONS and fold(word) not in known_words:
+            word = stem  # "vLLM's scheduler" → "vLLM scheduler" (not "what's", "it's")
+        single = _singular(word, known_words)
+        return single if single is not None else word
+
+    text = _WORD.sub(reduce, text)
+    traditional = is_traditional(original)
+    if traditional:
+        text = from_taiwan(text)
+    return Question(original, text, traditional, tuple(warnings))

@@ -1,0 +1,123 @@
+"""Who 它 / it / the former / the second one is: the reference stage of the chat pipeline.
+
+A pronoun points at a term named earlier in the same question ("What does TCO stand for,
+and what does it include?") or else at the conversation's topic
+(:attr:`ConversationState.topic`). "the former" / "the latter" and ordinals ("the second
+one", "第二个", "后一个") point into the last two terms the user named together
+(:attr:`ConversationState.pair`, in the user's order); "它们" / "they" / "which one" at both.
+A pronoun with nothing to point at is left unresolved: the decision stage then asks which
+term is meant instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.chat.context import Ctx
+from kg.chat.intents import Pronoun, Slot, is_demonstrative
+
+__all__ = ["needs_clarification", "only_pronoun", "overlaps", "pronoun_in", "resolve_reference"]
+
+_TOPIC_SWITCH = re.compile(
+    r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
+    r"something else|unrelated|different question|another question|on another note|by the way|btw|new question)"
+)
+_CLAUSE_BREAK = re.compile(
+    r"[,;:，；：。.!?！？]|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
+)
+
+
+def resolve_reference(ctx: Ctx) -> None:
+    """Who 它 / it / the former is: a term named earlier in the question, else the conversation's."""
+    pronouns = ctx.analysis.pronouns
+    if not pronouns:
+        return
+    p = pronouns[0]
+    ctx.pronoun = p
+    spans = ctx.analysis.spans
+    state = ctx.state
+    if _TOPIC_SWITCH.match(ctx.parsed.folded) and is_demonstrative(p) and not p.ref.startswith("ord:"):
+        # "Something else: what is a Pareto frontier on these charts?": a new subject; "these"
+        # only determines a noun of the new question
+        ctx.pronoun = None
+        return
+    if p.ref == "both":
+        named = list(dict.fromkeys(s.term_id for s in spans))
+        if len(named) >= 2:
+            # "AllGather 和 All-to-All 这两个有啥区别", "compute-bound vs memory-bound: how do I tell them apart"
+            ctx.referents = named[:2]
+            ctx.referent = named[0]
+            return
+        if state is not None and len(state.pair) >= 2:
+            ctx.referents = state.pair[:2]
+            ctx.referent, ctx.used_context = state.pair[0], True
+            return
+        if state is not None and state.topic:
+            ctx.referent, ctx.used_context = state.topic[0], True
+        return
+    if p.ref.startswith("ord:"):
+        # "第二个" / "the second one": the user's own order, in this question or the last one naming several
+        k = int(p.ref[4:])
+        here = list(dict.fromkeys(s.term_id for s in spans if s.end <= p.start))
+        in_question = len(here) >= 2
+        pool = here if in_question else (state.named or state.pair if state is not None else [])
+        if pool and -len(pool) <= k < len(pool):
+            ctx.referent = pool[k]
+            ctx.used_context = not in_question
+        return
+    if p.ref in ("former", "latter"):
+        i = 0 if p.ref == "former" else 1
+        if state is not None and len(state.pair) > i:
+            ctx.referent, ctx.used_context = state.pair[i], True
+            return
+        before = [s for s in spans if s.end <= p.start]
+        if len(before) >= 2:
+            ctx.referent = before[0 if i == 0 else -1].term_id
+        return
+    f = ctx.parsed.folded
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(f, 0, p.start)]
+    boundary = breaks[-1] if breaks else 0
+    earlier = [s for s in spans if s.end <= boundary]
+    same_clause_before = [s for s in spans if boundary <= s.start and s.end <= p.start]
+    if earlier and not same_clause_before:
+        # "What does TCO stand for, and what does it include?": it = TCO
+        ctx.referent = earlier[0].term_id
+        return
+    if state is not None and state.topic:
+        ctx.referent, ctx.used_context = state.topic[0], True
+        return
+    before = [s for s in spans if s.end <= p.start]
+    if before:
+        ctx.referent = before[0].term_id
+
+
+_PRONOUN_FILLER = re.compile(
+    r"^(?:那么|那|的|呢|和|与|跟|and|so|then|about|how about|what about|\s)*$", re.IGNORECASE
+)
+
+
+def overlaps(p: Pronoun, slot: Slot) -> bool:
+    return p.start < slot.end and p.end > slot.start
+
+
+def pronoun_in(ctx: Ctx, slot: Slot) -> bool:
+    return any(overlaps(p, slot) for p in ctx.analysis.pronouns)
+
+
+def only_pronoun(ctx: Ctx, slot: Slot) -> bool:
+    text = slot.text
+    for p in sorted(ctx.analysis.pronouns, key=lambda p: -p.start):
+        if overlaps(p, slot):
+            a, b = max(0, p.start - slot.start), min(len(text), p.end - slot.start)
+            text = text[:a] + " " + text[b:]
+    return bool(_PRONOUN_FILLER.match(text))
+
+
+def needs_clarification(ctx: Ctx) -> bool:
+    """A pronoun nothing resolves that stands for a whole slot: "它和 TPOT 有什么区别？" opening a
+    conversation, "What does it stand for?". A pronoun inside a longer description ("what does
+    lattency mean when it's measured …") refers to the question's own subject: no question back."""
+    if ctx.pronoun is None or ctx.referent or ctx.referents:
+        return False
+    slots = ctx.parsed.slots or ([ctx.parsed.body] if ctx.parsed.body else [])
+    return any(pronoun_in(ctx, s) and only_pronoun(ctx, s) for s in slots) or not slots

@@ -1,0 +1,408 @@
+"""Is a question about the glossary at all? A small learned decision, not hand patterns.
+
+A logistic regression over evidence the earlier stages already computed (no extra search):
+
+==================  ===========================================================================
+feature             meaning
+==================  ===========================================================================
+``top_score``       the best hybrid (fused) score
+``dense_top``       the best raw cosine of the dense stage (question vs. a term's passage)
+``dense_gap``       how far that cosine stands above the fifth best (a peaked ranking)
+``lexical_top``     log(1 + best BM25 score)
+``fuzzy_top``       best fuzzy name ratio (typos of names)
+``exact``           the question's core is exactly a glossary name
+``name_cover``      share of the question covered by glossary names
+``names``           how many names it mentions (capped at 3)
+``unknown``         name-shaped words the glossary has never seen ("ZeRO-Infinity", capped at 3)
+``oov_share``       share of the question's words (jieba + Latin) no term's text contains
+``tokens``          log(1 + number of words)
+``framed``          a question frame matched (definition, comparison …)
+``near_names``      share of the question's Latin words that are words of glossary names, or a
+                    typo of one (rapidfuzz ratio ≥ 85: "decodng", "RadixAtention")
+``zh_names``        share of the question's Chinese character pairs found in glossary names
+                    ("投机解吗" shares 投机, 机解 with 投机解码; "今天天气" shares none)
+``topic``           P(in domain) of a linear model over the question's own embedding (what the
+                    question is about, whatever its words: cookies and weather vs. GPU serving)
+==================  ===========================================================================
+
+``topic`` is stacked: its model is trained on the embeddings of the same questions, and the
+main model learns from its out-of-fold probabilities, so it never sees a topic score that
+was fitted on the question it is scoring.
+
+It is trained per search engine (the dense and lexical scores depend on the encoder and the
+corpus) on labelled questions (``kg/chat/data/refusal_train.jsonl``: the dev split of the
+blind chat set, the original chat conversations and the retrieval dev queries — never the
+test split), when ``glossary build`` writes an artifact (``chat/refusal.json``) or, for an
+engine without one, on first use. The threshold is chosen on cross-validated probabilities:
+the lowest one that refuses :data:`TARGET_OOD_RECALL` of the out-of-domain training questions.
+scikit-learn is needed only to train; answering is a dot product.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kg.chat.intents import Parsed, parse
+from kg.chat.linking import _EN_STOP, Analysis, linker_for
+from kg.chat.retrieve import Retrieval, retrieve
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+from kg.textnorm import clean, fold, is_cjk_char
+
+__all__ = [
+    "FEATURES",
+    "TRAINING_DATA",
+    "RefusalModel",
+    "fit_refusal_model",
+    "load_examples",
+    "question_features",
+    "refusal_model_for",
+]
+
+FEATURES: tuple[str, ...] = (
+    "top_score",
+    "dense_top",
+    "dense_gap",
+    "lexical_top",
+    "fuzzy_top",
+    "exact",
+    "name_cover",
+    "names",
+    "unknown",
+    "oov_share",
+    "tokens",
+    "framed",
+    "near_names",
+    "zh_names",
+    "topic",
+)
+FORMAT_VERSION = 3
+TRAINING_DATA = Path(__file__).parent / "data" / "refusal_train.jsonl"
+#: Share of out-of-domain training questions the chosen threshold must refuse (cross-validated).
+TARGET_OOD_RECALL = 0.95
+ARTIFACT_FILE = Path("chat") / "refusal.json"
+
+
+_LATIN = re.compile(r"[a-z][a-z0-9'’-]{2,}")
+
+
+@dataclass(frozen=True)
+class _NameParts:
+    names: tuple[str, ...]  # folded
+    words: frozenset[str]
+    word_list: tuple[str, ...]
+    bigrams: frozenset[str]
+
+
+@lru_cache(maxsize=8)
+def name_parts(engine: SearchEngine) -> _NameParts:
+    """Latin words and Chinese character pairs of every glossary name (cached per engine)."""
+    names = [n for t in engine.terms.values() for n in t.all_names()]
+    words = {w for n in names for w in _LATIN.findall(fold(n))}
+    bigrams = set()
+    for n in names:
+        zh = "".join(ch for ch in fold(n) if is_cjk_char(ch))
+        bigrams |= {zh[i : i + 2] for i in range(len(zh) - 1)}
+    folded = tuple(sorted({fold(n) for n in names}))
+    return _NameParts(folded, frozenset(words), tuple(sorted(words)), frozenset(bigrams))
+
+
+def _name_shares(engine: SearchEngine, text: str) -> tuple[float, float]:
+    """(near_names, zh_names) of *text*; see the module docstring."""
+    from rapidfuzz import fuzz, process
+
+    parts = name_parts(engine)
+    folded = fold(text)
+    words = [w for w in _LATIN.findall(folded) if w not in _EN_STOP]
+    near = 0
+    for w in words:
+        if w in parts.words or (
+            len(w) >= 5 and process.extractOne(w, parts.word_list, scorer=fuzz.ratio, score_cutoff=85)
+        ):
+            near += 1
+    zh = "".join(ch if is_cjk_char(ch) else " " for ch in folded)
+    pairs = [p for run in zh.split() for p in (run[i : i + 2] for i in range(len(run) - 1))]
+    zh_share = sum(p in parts.bigrams for p in pairs) / len(pairs) if pairs else 0.0
+    return (near / len(words) if words else 0.0), zh_share
+
+
+def question_features(
+    engine: SearchEngine, parsed: Parsed, analysis: Analysis, retrieval: Retrieval
+) -> dict[str, float]:
+    """The features of one question (see the module docstring), from what the stages found.
+
+    ``topic`` is left at 0.5 here; :meth:`RefusalModel.in_domain` fills it from the question's
+    embedding (:func:`question_vector`).
+    """
+    hits = retrieval.hits
+    dense = sorted((h.raw["dense"] for h in hits if "dense" in h.raw), reverse=True)
+    lexical = [h.raw["lexical"] for h in hits if "lexical" in h.raw]
+    fuzzy = [h.raw["fuzzy"] for h in hits if "fuzzy" in h.raw]
+    body = parsed.body.text if parsed.body else parsed.folded
+    covered = sum(s.end - s.start for s in analysis.spans)
+    n_tokens, known = engine.lexical.coverage(retrieval.query or body)
+    dense_top = dense[0] if dense else 0.0
+    near_names, zh_names = _name_shares(engine, retrieval.query or body)
+    return {
+        "top_score": hits[0].score if hits else 0.0,
+        "dense_top": dense_top,
+        "dense_gap": dense_top - dense[min(4, len(dense) - 1)] if dense else 0.0,
+        "lexical_top": math.log1p(max(lexical)) if lexical else 0.0,
+        "fuzzy_top": max(fuzzy) if fuzzy else 0.0,
+        "exact": float(any("exact" in h.components for h in hits[:3])),
+        "name_cover": min(1.0, covered / max(1, len(fold(body)))),
+        "names": float(min(3, len({s.term_id for s in analysis.spans}))),
+        "unknown": float(min(3, len(analysis.unknown))),
+        "oov_share": (n_tokens - known) / n_tokens if n_tokens else 1.0,
+        "tokens": math.log1p(n_tokens),
+        "framed": float(parsed.matched),
+        "near_names": near_names,
+        "zh_names": zh_names,
+        "topic": 0.5,
+    }
+
+
+def question_vector(engine: SearchEngine, retrieval: Retrieval) -> np.ndarray | None:
+    """The query vector the dense stage computed for this question (cached, not re-encoded)."""
+    if engine.dense is None or not retrieval.query.strip():
+        return None
+    return np.asarray(engine.dense.query_vector(retrieval.query), dtype=np.float64).reshape(-1)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+@dataclass
+class RefusalModel:
+    """Standardised logistic regression: P(in domain | features) and the threshold to answer."""
+
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    threshold: float
+    features: tuple[str, ...] = FEATURES
+    encoder_id: str | None = None
+    trained_on: dict[str, Any] = field(default_factory=dict)
+    topic_coef: list[float] = field(default_factory=list)  # over the question's embedding
+    topic_intercept: float = 0.0
+
+    def topic(self, vector: np.ndarray | None) -> float:
+        """P(in domain) from the embedding alone; 0.5 without one (or of another size)."""
+        if vector is None or len(self.topic_coef) != vector.shape[0]:
+            return 0.5
+        return _sigmoid(float(vector @ np.array(self.topic_coef)) + self.topic_intercept)
+
+    def probability(self, feats: dict[str, float]) -> float:
+        """P(in domain) for one question's features."""
+        x = np.array([feats[f] for f in self.features], dtype=np.float64)
+        z = (x - np.array(self.mean)) / np.array(self.scale)
+        return _sigmoid(float(z @ np.array(self.coef) + self.intercept))
+
+    def in_domain(self, feats: dict[str, float], vector: np.ndarray | None = None) -> tuple[bool, float]:
+        """``(answer?, probability)``; *vector* (the question's embedding) sets ``topic``."""
+        feats["topic"] = self.topic(vector)
+        p = self.probability(feats)
+        return p >= self.threshold, p
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "features": list(self.features),
+            "mean": self.mean,
+            "scale": self.scale,
+            "coef": self.coef,
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "encoder_id": self.encoder_id,
+            "trained_on": self.trained_on,
+            "topic_coef": self.topic_coef,
+            "topic_intercept": self.topic_intercept,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RefusalModel:
+        if d.get("format") != FORMAT_VERSION or tuple(d.get("features", ())) != FEATURES:
+            raise ValueError("refusal model of another format: rebuild the artifact (`glossary build`)")
+        n = len(FEATURES)
+        if not all(len(d[k]) == n for k in ("mean", "scale", "coef")):
+            raise ValueError("refusal model: vectors of the wrong length")
+        return cls(
+            [float(v) for v in d["mean"]],
+            [float(v) for v in d["scale"]],
+            [float(v) for v in d["coef"]],
+            float(d["intercept"]),
+            float(d["threshold"]),
+            FEATURES,
+            d.get("encoder_id"),
+            dict(d.get("trained_on") or {}),
+            [float(v) for v in d.get("topic_coef", [])],
+            float(d.get("topic_intercept", 0.0)),
+        )
+
+    def save(self, artifact_dir: Path) -> Path:
+        """Write ``chat/refusal.json`` under *artifact_dir* (write then rename: never half a file)."""
+        path = Path(artifact_dir) / ARTIFACT_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, artifact_dir: Path) -> RefusalModel | None:
+        """The model saved in *artifact_dir*, None when there is none; ``ValueError`` when it is of
+        another format or damaged."""
+        path = Path(artifact_dir) / ARTIFACT_FILE
+        if not path.is_file():
+            return None
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def load_examples(path: Path = TRAINING_DATA) -> list[tuple[str, bool]]:
+    """``(question, in_domain)`` pairs of the packaged training file."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.append((str(row["text"]), bool(row["in_domain"])))
+    return out
+
+
+def features_of(
+    glossary: Glossary, engine: SearchEngine, text: str
+) -> tuple[dict[str, float], np.ndarray | None]:
+    """Features and embedding of a question asked on its own (no conversation), as the pipeline
+    computes them."""
+    from kg.chat.normalize import known_words, normalize
+
+    linker = linker_for(glossary, engine)
+    q = normalize(text, known_words(glossary))
+    parsed = parse(q.text)
+    analysis = linker.analyse(parsed)
+    body = parsed.body.text if parsed.body else parsed.folded
+    retrieval = retrieve(linker, analysis, body)
+    return question_features(engine, parsed, analysis, retrieval), question_vector(engine, retrieval)
+
+
+def _prime(glossary: Glossary, engine: SearchEngine, texts: list[str]) -> None:
+    """Batch-encode the texts the searches of *texts* will embed (the cleaned question bodies)."""
+    from kg.chat.normalize import known_words, normalize
+
+    if engine.dense is None:
+        return
+    bodies = []
+    for text in texts:
+        parsed = parse(normalize(text, known_words(glossary)).text)
+        body = parsed.body.text if parsed.body else parsed.folded
+        if body.strip():
+            bodies.append(clean(body)[: SearchEngine.MAX_QUERY_CHARS])
+    engine.dense.prime(bodies)
+
+
+def _threshold(probs: np.ndarray, labels: np.ndarray) -> float:
+    """The lowest probability threshold refusing TARGET_OOD_RECALL of the negatives."""
+    neg = np.sort(probs[~labels])
+    if neg.size == 0:
+        return 0.5
+    k = min(neg.size - 1, math.ceil(TARGET_OOD_RECALL * neg.size) - 1)
+    return float(min(0.95, max(0.05, neg[k] + 1e-6)))
+
+
+def fit_refusal_model(
+    glossary: Glossary, engine: SearchEngine, examples: Sequence[tuple[str, bool]] | None = None
+) -> RefusalModel:
+    """Train on *examples* (default: the packaged training file) with this engine's features."""
+    try:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.model_selection import StratifiedKFold, cross_val_predict
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+    except ImportError as exc:  # pragma: no cover - scikit-learn is a core dependency
+        raise RuntimeError("training the refusal model needs scikit-learn: pip install scikit-learn") from exc
+    examples = list(examples if examples is not None else load_examples())
+    rows: list[tuple[dict[str, float], np.ndarray | None]] = []
+    for i in range(0, len(examples), 128):
+        chunk = [q for q, _ in examples[i : i + 128]]
+        _prime(glossary, engine, chunk)
+        rows.extend(features_of(glossary, engine, q) for q in chunk)
+    y = np.array([label for _, label in examples], dtype=bool)
+    if y.all() or not y.any():
+        raise ValueError("the refusal model needs in-domain and out-of-domain examples")
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    topic_coef: list[float] = []
+    topic_intercept = 0.0
+    topic_oof = np.full(len(rows), 0.5)
+    if all(v is not None for _, v in rows):
+        V = np.vstack([v for _, v in rows if v is not None])
+
+        def topic_model() -> Any:
+            return LogisticRegression(C=16.0, class_weight="balanced", max_iter=3000)
+
+        topic_oof = cross_val_predict(topic_model(), V, y, cv=folds, method="predict_proba")[:, 1]
+        fitted_topic = topic_model().fit(V, y)
+        topic_coef = [float(v) for v in fitted_topic.coef_[0]]
+        topic_intercept = float(fitted_topic.intercept_[0])
+    for (feats, _), p in zip(rows, topic_oof, strict=True):
+        feats["topic"] = float(p)
+    X = np.array([[feats[f] for f in FEATURES] for feats, _ in rows])
+
+    def model() -> Any:
+        return make_pipeline(
+            StandardScaler(), LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
+        )
+
+    cv = cross_val_predict(model(), X, y, cv=folds, method="predict_proba")[:, 1]
+    threshold = _threshold(cv, y)
+    fitted = model().fit(X, y)
+    scaler, lr = fitted.steps[0][1], fitted.steps[1][1]
+    dense = engine.dense
+    return RefusalModel(
+        mean=[float(v) for v in scaler.mean_],
+        scale=[float(v) if v > 0 else 1.0 for v in scaler.scale_],
+        coef=[float(v) for v in lr.coef_[0]],
+        intercept=float(lr.intercept_[0]),
+        threshold=threshold,
+        encoder_id=None if dense is None else dense.spec,
+        trained_on={
+            "examples": len(examples),
+            "in_domain": int(y.sum()),
+            "out_of_domain": int((~y).sum()),
+            "cv_ood_refused": round(float((cv[~y] < threshold).mean()), 4),
+            "cv_in_domain_answered": round(float((cv[y] >= threshold).mean()), 4),
+        },
+        topic_coef=topic_coef,
+        topic_intercept=topic_intercept,
+    )
+
+
+_MODELS: weakref.WeakKeyDictionary[SearchEngine, RefusalModel] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def attach_refusal_model(engine: SearchEngine, model: RefusalModel) -> None:
+    """Use *model* for questions answered with *engine* (the API lifespan loads it from the artifact)."""
+    with _LOCK:
+        _MODELS[engine] = model
+
+
+def refusal_model_for(glossary: Glossary, engine: SearchEngine) -> RefusalModel:
+    """The model attached to *engine*, else one trained now (once per engine)."""
+    with _LOCK:
+        model = _MODELS.get(engine)
+        if model is None:
+            model = _MODELS[engine] = fit_refusal_model(glossary, engine)
+        return model

@@ -1,0 +1,65 @@
+"""The shape stage: what to quote for each kind of question.
+
+One module per shape — :mod:`.definition` (definition, names, abbreviation, bare names),
+:mod:`.comparison`, :mod:`.relation`, :mod:`.listing`, :mod:`.howto` (how/why and "which …")
+— over the helpers of :mod:`.common`. A shape receives a question the decision stage chose to
+answer; it refuses only when nothing in the question, the conversation or the search names a
+term it can quote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kg.chat.compose import t
+from kg.chat.context import Ctx
+from kg.chat.model import Answer
+from kg.chat.shapes.common import refuse
+from kg.chat.shapes.comparison import comparison
+from kg.chat.shapes.definition import abbreviation, definition
+from kg.chat.shapes.howto import howto, which
+from kg.chat.shapes.listing import listing
+from kg.chat.shapes.relation import relation
+
+__all__ = ["clarify", "shape"]
+
+_HANDLERS: dict[str, Callable[[Ctx], Answer]] = {
+    "definition": definition,
+    "abbreviation": abbreviation,
+    "comparison": comparison,
+    "relation": relation,
+    "listing": listing,
+    "howto_why": howto,
+    "which": which,
+}
+
+
+def unknown(ctx: Ctx) -> Answer:
+    """No question frame: a bare name ("TTFT"), an elliptical follow-up, or chit-chat."""
+    if ctx.analysis.spans or (ctx.pronoun is not None and ctx.referent):
+        if (
+            ctx.referent
+            and not ctx.analysis.spans
+            and ctx.state is not None
+            and ctx.state.last_intent == "relation"
+        ):
+            return relation(ctx)
+        return definition(ctx)
+    if ctx.in_domain:
+        # no frame and no name, but the decision stage found it in the domain ("pagedattn",
+        # "I keep seeing a Pareto frontier on the charts …"): retrieval's best term
+        return definition(ctx)
+    return refuse(ctx)
+
+
+def shape(ctx: Ctx) -> Answer:
+    """The answer of an in-domain question, shaped by its intent."""
+    return _HANDLERS.get(ctx.parsed.intent, unknown)(ctx)
+
+
+def clarify(ctx: Ctx) -> Answer:
+    """A pronoun with nothing to point at: ask which term is meant (no guess, no citation)."""
+    p = ctx.pronoun.text if ctx.pronoun is not None else ""
+    result = refuse(ctx, "unknown", t(ctx.lang, "refuse_pronoun", p=p))
+    result.needs_clarification = True
+    return result

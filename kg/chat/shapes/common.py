@@ -1,0 +1,189 @@
+"""Helpers every answer shape uses: linking a slot, the other named terms, ranked neighbours,
+finishing an answer and refusing one."""
+
+from __future__ import annotations
+
+from kg.chat.compose import Composer, t
+from kg.chat.context import Ctx
+from kg.chat.intents import Slot
+from kg.chat.linking import Link
+from kg.chat.model import Answer
+from kg.chat.references import only_pronoun, pronoun_in
+from kg.model import Term
+
+
+def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
+    """The term of one slot: the referent for "它"/"it", names, then search; records suggestions."""
+    in_question = not ctx.used_context and bool(ctx.linker.spans_in(ctx.analysis, slot))
+    if pronoun_in(ctx, slot) and ctx.referent and not (in_question and not only_pronoun(ctx, slot)):
+        # (a slot naming terms whose pronoun points back into the question itself —
+        # "AllGather 和 All-to-All 这两个" — is linked by its names below)
+        if only_pronoun(ctx, slot):
+            return Link(ctx.referent, "context")
+        if ctx.parsed.intent in ("definition", "abbreviation", "unknown"):
+            # "它的激活参数" / "its counterpart": the part of the term under discussion
+            owned = possessed(ctx, slot)
+            if owned is not None:
+                return owned
+            found = ctx.linker.context_link(
+                ctx.body_text(substitute=False), ctx.referent
+            )  # "它上面的那条脊线"
+            if found is not None:
+                return found
+        return Link(ctx.referent, "context")
+    alt = ctx.body_text() if len(ctx.parsed.slots) > 1 else None
+    link, suggestions = ctx.linker.link_slot(
+        slot, ctx.analysis, in_domain=ctx.in_domain, prefer=prefer, alt=alt
+    )
+    if link is None:
+        for s in suggestions:
+            if s not in ctx.suggestions:
+                ctx.suggestions.append(s)
+    return link
+
+
+def possessed(ctx: Ctx, slot: Slot) -> Link | None:
+    """The name owned by the pronoun: "它的X" / "它里面的X" / "its X"."""
+    p = ctx.pronoun
+    if p is None:
+        return None
+    f = ctx.parsed.folded
+    for s in ctx.linker.spans_in(ctx.analysis, slot):
+        if s.term_id == ctx.referent or s.start < p.end:
+            continue
+        between = f[p.end : s.start]
+        if ("的" in between and len(between) <= 6) or (p.text == "its" and not between.strip()):
+            return Link(s.term_id, "mention", 1.0, s.start, s.end, s.name)
+    return None
+
+
+def other_terms(ctx: Ctx, exclude: set[str], outside: Slot | None = None) -> list[str]:
+    """Other terms the question names (outside the subject slot), then the referent."""
+    out: list[str] = []
+    for s in ctx.analysis.spans:
+        if outside is not None and outside.start <= s.start and s.end <= outside.end:
+            continue
+        if s.term_id not in exclude and s.term_id not in out:
+            out.append(s.term_id)
+    if ctx.referent and ctx.referent not in exclude and ctx.referent not in out:
+        out.append(ctx.referent)
+    return out
+
+
+def ranked_neighbours(ctx: Ctx, focus: str, boost: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+    """Neighbours of *focus*, most relevant to the question first.
+
+    Order: neighbours also linked to another term the question names ("SGLang 里它对应的
+    实现") first; then those a search for the question (pronoun replaced) ranks in its top
+    five; then confused_with, then terms the focus's own definitions name, then the rest —
+    each group by search rank.
+    """
+    g = ctx.glossary
+    near = g.neighbours(focus)
+    if not near:
+        return []
+    ranks = {h.term_id: r for h, r in ctx.linker.neighbour_hits(ctx.body_text(), focus)}
+    boosted = set()
+    for b in boost:
+        if b in g:
+            boosted |= set(g.neighbours(b))
+    confused = {e.target if e.source == focus else e.source for e in g.confusables(focus)}
+    # terms the focus's own definitions name (what the sources say about it), best definition
+    # first, before terms whose definitions name the focus
+    texts = [d.text for d in g.terms[focus].definitions] + [d.note or "" for d in g.terms[focus].definitions]
+    named_by_focus: dict[str, int] = {}
+    for e in g.related(focus):
+        if e.source == focus:
+            idx = next((i for i, x in enumerate(texts) if x and e.evidence in x), len(texts))
+            named_by_focus[e.target] = min(idx, named_by_focus.get(e.target, idx))
+
+    def key(tid: str) -> tuple[int, int, int, int, int, str]:
+        rank = ranks.get(tid, 10_000)
+        return (tid not in boosted, rank > 5, tid not in confused, named_by_focus.get(tid, 99), rank, tid)
+
+    return sorted((n for n in near if n not in boost), key=key)
+
+
+# --- handlers --------------------------------------------------------------------------------------
+
+
+def finish(ctx: Ctx, c: Composer, intent: str, follow_ups: list[str]) -> Answer:
+    return Answer(
+        question=ctx.parsed.question,
+        lang=ctx.lang,  # type: ignore[arg-type]
+        intent=intent,  # type: ignore[arg-type]
+        answer=c.text(),
+        grounded=bool(c.citations),
+        terms=list(c.terms),
+        citations=list(c.citations),
+        focus=[f for f in ctx.focus if f in c.terms] or list(c.terms[:1]),
+        suggestions=[s for s in ctx.suggestions if s not in c.terms][:5],
+        follow_ups=list(dict.fromkeys(f for f in follow_ups if f))[:3],
+        warnings=list(ctx.warnings),
+        linked_by=ctx.linked_by,
+    )
+
+
+def refuse(ctx: Ctx, intent: str = "out_of_domain", reason: str | None = None) -> Answer:
+    lang = ctx.lang
+    lines = [t(lang, "refuse")]
+    if reason:
+        lines.insert(0, reason)
+    if ctx.analysis.unknown:
+        lines.append(t(lang, "refuse_unknown", names=" ".join(ctx.analysis.unknown)))
+    suggestions = list(ctx.suggestions)
+    if not suggestions:
+        text = ctx.parsed.body.text if ctx.parsed.body else ctx.parsed.folded
+        if text.strip():
+            suggestions = ctx.linker.nearest(text)
+    suggestions = suggestions[:5]
+    c = Composer(ctx.glossary, lang)
+    if suggestions:
+        sep = t(lang, "sep")
+        lines.append(t(lang, "nearest", items=sep.join(c.name(s) for s in suggestions)))
+    follow = [c.follow("define", s) for s in suggestions[:2]]
+    return Answer(
+        question=ctx.parsed.question,
+        lang=lang,  # type: ignore[arg-type]
+        intent=intent,  # type: ignore[arg-type]
+        answer="\n".join(lines),
+        grounded=False,
+        terms=[],
+        citations=[],
+        suggestions=suggestions,
+        follow_ups=follow,
+        warnings=list(ctx.warnings),
+        linked_by="none",
+    )
+
+
+def single(ctx: Ctx, prefer: str = "head") -> Link | None:
+    """The one term the question is about: its slot's name, the referent, else retrieval's candidate."""
+    slot = ctx.parsed.slots[0] if ctx.parsed.slots else ctx.parsed.body
+    link = slot_link(ctx, slot, prefer) if slot is not None else None
+    if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
+        link = Link(ctx.referent, "context")
+    if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
+        # retrieval-first: an in-domain question whose words name no term ("pagedattn 原理",
+        # "the thing that splits long prompts") is about the best hit of the search
+        link = Link(ctx.decision.candidate, "search")
+    if link is not None:
+        ctx.linked_by = link.method
+    return link
+
+
+def one_term(ctx: Ctx) -> Answer | tuple[Link, Term, Composer]:
+    """The single term a question is about, focused, with a composer; or the refusal to give."""
+    link = single(ctx)
+    if link is None:
+        return refuse(ctx)
+    term = ctx.glossary.terms[link.term_id]
+    ctx.focus = [term.id]
+    return link, term, Composer(ctx.glossary, ctx.lang)
+
+
+def pair(ctx: Ctx) -> tuple[Link | None, Link | None]:
+    slots = ctx.parsed.slots
+    a = slot_link(ctx, slots[0]) if slots else None
+    b = slot_link(ctx, slots[1]) if len(slots) > 1 else None
+    return a, b

@@ -1,0 +1,74 @@
+"""The comparison shape: both sides' definitions, the contrast in the sources' words, shared neighbours."""
+
+from __future__ import annotations
+
+from kg.chat.compose import Composer, best_edge, edges_between, t
+from kg.chat.context import Ctx
+from kg.chat.linking import Link
+from kg.chat.model import Answer
+from kg.chat.shapes.common import finish, pair, refuse
+from kg.chat.shapes.definition import definition
+
+
+def comparison(ctx: Ctx) -> Answer:
+    if len(ctx.parsed.slots) < 2 and len(ctx.referents) < 2:
+        return definition(ctx)
+    if len(ctx.parsed.slots) < 2:
+        a: Link | None = Link(ctx.referents[0], "context")
+        b: Link | None = Link(ctx.referents[1], "context")
+    else:
+        a, b = pair(ctx)
+    g = ctx.glossary
+    c = Composer(g, ctx.lang)
+    if a is None and b is None:
+        return refuse(ctx)
+    if a is None or b is None:
+        found = a or b
+        assert found is not None
+        missing = ctx.parsed.slots[1 if a is not None else 0].text
+        ctx.warnings.append(f"no term matches {missing!r}")
+        ctx.focus = [found.term_id]
+        items = t(ctx.lang, "sep").join(c.name(s) for s in ctx.suggestions[:3]) or "–"
+        c.add(t(ctx.lang, "partial", slot=missing, items=items, a=c.bold(found.term_id)))
+        c.add(c.bold(found.term_id, full=True))
+        c.definitions(g.terms[found.term_id], max_defs=1)
+        ctx.linked_by = found.method
+        follow = [c.follow("define", s) for s in ctx.suggestions[:2]]
+        return finish(ctx, c, "comparison", follow)
+    ctx.linked_by = a.method if a.method != "context" else b.method
+    ctx.focus = list(dict.fromkeys([a.term_id, b.term_id]))
+    if a.term_id == b.term_id:
+        term = g.terms[a.term_id]
+        names = t(ctx.lang, "sep").join(term.all_names()[:5])
+        c.add(t(ctx.lang, "same_term", a=ctx.parsed.slots[0].text, b=ctx.parsed.slots[1].text, names=names))
+        c.definitions(term, max_defs=1)
+        return finish(ctx, c, "comparison", [c.follow("related", term.id)])
+    ta, tb = g.terms[a.term_id], g.terms[b.term_id]
+    c.add(t(ctx.lang, "cmp_head", a=c.bold(ta.id, full=True), b=c.bold(tb.id, full=True)))
+    for term in (ta, tb):
+        c.add(f"{c.bold(term.id)}{t(ctx.lang, 'colon')}")
+        c.definitions(term, max_defs=1, notes=1)
+    direct = edges_between(g, ta.id, tb.id)
+    for e in direct[:3]:
+        if c.cited(e.doc, e.evidence):  # the same words were already quoted as a definition or note
+            continue
+        key = "cmp_diff" if e.type == "confused_with" else "cmp_edge"
+        about = tb.id if e.source == tb.id else ta.id
+        marker = c.edge_marker(e, about)
+        c.add(t(ctx.lang, key, src=c.src(e.doc), q=c.q(e.evidence)) + " " + marker)
+    if not direct:
+        c.add(t(ctx.lang, "cmp_none"))
+    shared = sorted(set(g.neighbours(ta.id)) & set(g.neighbours(tb.id)) - {ta.id, tb.id})
+    shared_items = []
+    for s in shared[:3]:
+        ea, eb = best_edge(g, ta.id, s), best_edge(g, tb.id, s)
+        if ea is None or eb is None:
+            continue
+        markers = dict.fromkeys((c.edge_marker(ea, s), c.edge_marker(eb, s)))
+        shared_items.append(f"{c.name(s)} {''.join(markers)}")
+    if shared_items:
+        c.add(t(ctx.lang, "cmp_shared", items=t(ctx.lang, "sep").join(shared_items)))
+    follow = [c.follow("related", ta.id), c.follow("related", tb.id)]
+    if shared:
+        follow.insert(0, c.follow("define", shared[0]))
+    return finish(ctx, c, "comparison", follow)

@@ -1,0 +1,98 @@
+"""The definition, names and abbreviation shapes (and bare names: "TTFT")."""
+
+from __future__ import annotations
+
+from kg.chat.compose import Composer, edges_between, t
+from kg.chat.context import Ctx
+from kg.chat.model import Answer
+from kg.chat.shapes.common import finish, one_term, other_terms, ranked_neighbours
+from kg.textnorm import has_cjk, name_key
+
+
+def definition(ctx: Ctx) -> Answer:
+    found = one_term(ctx)
+    if isinstance(found, Answer):
+        return found
+    link, term, c = found
+    g = ctx.glossary
+    facet = ctx.parsed.facet
+    if facet and facet.startswith("names"):
+        return names(ctx, c, term.id)
+    c.add(c.bold(term.id, full=True))
+    c.definitions(term, max_defs=2 if facet != "measure" else 3)
+    slot = ctx.parsed.slots[0] if ctx.parsed.slots else None
+    others = other_terms(ctx, {term.id}, outside=None if link.method == "context" else slot)
+    for other in others[:2]:
+        for e in edges_between(g, term.id, other)[:1]:
+            marker = c.edge_marker(e, other)
+            c.add(
+                t(
+                    ctx.lang,
+                    "between",
+                    a=c.bold(term.id),
+                    b=c.bold(other),
+                    src=c.src(e.doc),
+                    q=c.q(e.evidence),
+                )
+                + " "
+                + marker
+            )
+    neighbours = ranked_neighbours(ctx, term.id, others)
+    related = c.related_names(term.id, neighbours, limit=4)
+    if related:
+        c.add(related)
+    follow = []
+    confused = [e.target if e.source == term.id else e.source for e in g.confusables(term.id)]
+    if confused:
+        follow.append(c.follow("compare", term.id, confused[0]))
+    follow.append(c.follow("related", term.id))
+    if neighbours:
+        follow.append(c.follow("define", neighbours[0]))
+    return finish(ctx, c, "definition", follow)
+
+
+def names(ctx: Ctx, c: Composer, term_id: str) -> Answer:
+    term = ctx.glossary.terms[term_id]
+    lang = ctx.lang
+    none = t(lang, "none")
+    sep = t(lang, "sep")
+    zh = [n for n in [term.labels.get("zh"), *term.aliases] if n and has_cjk(n)]
+    en = [n for n in [term.labels.get("en"), *term.aliases] if n and not has_cjk(n)]
+    abbr = t(lang, "names_abbr", v=sep.join(term.abbreviations)) if term.abbreviations else ""
+    c.add(
+        t(
+            lang,
+            "names",
+            t=c.bold(term_id),
+            zh=sep.join(dict.fromkeys(zh[:3])) or none,
+            en=sep.join(dict.fromkeys(en[:3])) or none,
+            abbr=abbr,
+            alias="",
+        )
+    )
+    c.first_definition(term)
+    follow = [c.follow("related", term_id)]
+    return finish(ctx, c, "definition", follow)
+
+
+def abbreviation(ctx: Ctx) -> Answer:
+    found = one_term(ctx)
+    if isinstance(found, Answer):
+        return found
+    link, term, c = found
+    asked = (link.name or (ctx.parsed.slots[0].text if ctx.parsed.slots else "")).strip()
+    asked_key = name_key(asked)
+    full = [n for n in (term.labels.get("en"), term.labels.get("zh")) if n and name_key(n) != asked_key]
+    sep = t(ctx.lang, "sep")
+    if not full:
+        c.add(t(ctx.lang, "abbr_nofull", asked=f"**{asked}**"))
+    elif any(name_key(a) == asked_key for a in term.abbreviations):
+        c.add(t(ctx.lang, "abbr_is", asked=f"**{asked}**", full=sep.join(f"**{n}**" for n in full)))
+    else:
+        c.add(t(ctx.lang, "abbr_alias", asked=f"**{asked}**", full=sep.join(f"**{n}**" for n in full)))
+    c.definitions(term, max_defs=2)
+    neighbours = ranked_neighbours(ctx, term.id)
+    related = c.related_names(term.id, neighbours, limit=3)
+    if related:
+        c.add(related)
+    return finish(ctx, c, "abbreviation", [c.follow("related", term.id)])

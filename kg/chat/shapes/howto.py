@@ -1,0 +1,122 @@
+"""The how/why shape: the term whose definition answers the question, with its evidence."""
+
+from __future__ import annotations
+
+from kg.chat.compose import Composer, edges_between, t
+from kg.chat.context import Ctx
+from kg.chat.decide import asks_for_remedy
+from kg.chat.linking import Link
+from kg.chat.model import Answer
+from kg.chat.shapes.common import finish, other_terms, ranked_neighbours, refuse, single
+from kg.chat.shapes.definition import definition
+from kg.textnorm import name_key
+
+
+def howto(ctx: Ctx) -> Answer:
+    """How/why: the term the question asks about; for a remedy ("怎么降低 TTFT"), the term that is one."""
+    if asks_for_remedy(ctx.parsed) and _answer_term(ctx) is not None:
+        return which(ctx)
+    d = ctx.decision
+    if ctx.referent is None and d is not None and d.candidate:
+        # retrieval-first: "为什么提示词越长，首 token 越慢" is about what the search ranks first
+        # (measured on the dev split: 30 % → 32 % first citations right on how/why questions)
+        link: Link | None = Link(d.candidate, "search")
+    else:
+        link = single(ctx, prefer="first")
+    if link is None:
+        return refuse(ctx)
+    g = ctx.glossary
+    if link.method == "mention" and ctx.pronoun is None:
+        link = _connector(ctx) or link
+    ctx.linked_by = link.method
+    focus = link.term_id
+    ctx.focus = [focus]
+    c = Composer(g, ctx.lang)
+    c.add(c.bold(focus, full=True))
+    c.definitions(g.terms[focus], max_defs=2, notes=2)
+    others = other_terms(ctx, {focus})
+    lines: list[str] = []
+    for other in others[:2]:
+        for e in edges_between(g, focus, other)[:2]:
+            marker = c.edge_marker(e, other)
+            lines.append(f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(e.evidence)} {marker}")
+    lines += c.edge_items(focus, ranked_neighbours(ctx, focus, others), max_lines=max(0, 4 - len(lines)))
+    if lines:
+        c.add(t(ctx.lang, "howto_head"))
+        for line in lines:
+            c.add(line)
+    c.add(t(ctx.lang, "howto_tail"))
+    return finish(ctx, c, "howto_why", [c.follow("related", focus)])
+
+
+def _connector(ctx: Ctx) -> Link | None:
+    """ "Why does a bigger batch raise throughput but hurt latency?" → Batch sizing.
+
+    When a how/why question names two or more terms, a more specific term — one whose
+    name contains a name the question uses, that is linked to at least two of the named
+    terms and that search ranks in its top three — is what the question is about.
+    """
+    spans = ctx.analysis.spans
+    named = list(dict.fromkeys(s.term_id for s in spans))
+    if len(named) < 2:
+        return None
+    said = {name_key(s.text) for s in spans}
+    for hit in ctx.linker.search(ctx.body_text()).hits[:3]:
+        tid = hit.term_id
+        if tid in named:
+            continue
+        names = {name_key(n) for n in ctx.glossary.terms[tid].all_names()}
+        if not any(k and k in n and k != n for k in said for n in names):
+            continue
+        if len(set(ctx.glossary.neighbours(tid)) & set(named)) >= 2:
+            return Link(tid, "search", hit.score)
+    return None
+
+
+def _answer_term(ctx: Ctx) -> str | None:
+    """Retrieval's candidate when it is not a term the question merely names."""
+    d = ctx.decision
+    if d is None or d.candidate is None or ctx.retrieval is None:
+        return None
+    return None if d.candidate in ctx.retrieval.named or d.candidate == ctx.referent else d.candidate
+
+
+def which(ctx: Ctx) -> Answer:
+    """ "Which technique fixes KV-cache fragmentation?": the term whose definition answers it.
+
+    The answer is retrieval's best term other than those the question names (KV cache);
+    it is followed by what the sources say links it to each named term.
+    """
+    focus = _answer_term(ctx)
+    if focus is None and ctx.referent:
+        return definition(ctx)  # "第三个是哪家出的？": nothing linked fits; about the term itself
+    focus = focus or (ctx.decision.candidate if ctx.decision else None)
+    if focus is None:
+        return refuse(ctx)
+    g = ctx.glossary
+    ctx.focus = [focus]
+    ctx.linked_by = "search"
+    c = Composer(g, ctx.lang)
+    c.add(t(ctx.lang, "which_head", a=c.bold(focus, full=True)))
+    c.definitions(g.terms[focus], max_defs=2, notes=1)
+    named = [n for n in (ctx.retrieval.named if ctx.retrieval else []) if n != focus]
+    if ctx.referent and ctx.referent != focus and ctx.referent not in named:
+        named.insert(0, ctx.referent)  # "哪个引擎是靠它起家的": the link to the term under discussion
+    lines: list[str] = []
+    for other in named[:2]:
+        for e in edges_between(g, focus, other)[:1]:
+            lines.append(
+                f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(e.evidence)} {c.edge_marker(e, other)}"
+            )
+    if lines:
+        c.add(t(ctx.lang, "howto_head"))
+        for line in lines:
+            c.add(line)
+    runners = [
+        h.term_id for h in (ctx.retrieval.hits if ctx.retrieval else []) if h.term_id not in {focus, *named}
+    ]
+    if runners:
+        c.add(t(ctx.lang, "which_more", items=t(ctx.lang, "sep").join(c.name(r) for r in runners[:3])))
+    return finish(
+        ctx, c, "which", [c.follow("related", focus), *(c.follow("define", r) for r in runners[:1])]
+    )

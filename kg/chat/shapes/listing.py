@@ -1,0 +1,126 @@
+"""The listing shape: the central term of a class ("量化", "parallelism") and its kinds."""
+
+from __future__ import annotations
+
+import re
+
+from kg.chat.compose import Composer, t
+from kg.chat.context import Ctx
+from kg.chat.intents import LIST_CLASS_TAIL, Slot
+from kg.chat.model import Answer
+from kg.chat.references import pronoun_in
+from kg.chat.shapes.common import finish, refuse
+from kg.textnorm import fold, has_cjk
+
+
+def listing(ctx: Ctx) -> Answer:
+    g = ctx.glossary
+    slot = ctx.parsed.slots[0] if ctx.parsed.slots else None
+    if slot is None:
+        return refuse(ctx)
+    central: str | None = None
+    head_text = slot.text
+    if pronoun_in(ctx, slot) and ctx.referent:
+        central = ctx.referent
+        ctx.linked_by = "context"
+    else:
+        head_text = LIST_CLASS_TAIL.sub("", slot.text).strip() or slot.text
+        head_slot = Slot(head_text, slot.start, slot.start + len(head_text))
+        exact = ctx.linker.engine.matcher.exact(head_text)
+        if exact:
+            central, ctx.linked_by = exact[0].term_id, "exact"
+        elif (spans := ctx.linker.spans_in(ctx.analysis, head_slot)) and not ctx.linker.unknown_in(
+            ctx.analysis, head_slot
+        ):
+            central, ctx.linked_by = spans[0].term_id, "mention"
+    named = _named_like(ctx, head_text, central)
+    if central is None and named:
+        # the hub: the named term linked to most of the others ("Model parallelism (overview)")
+        ranks = {h.term_id: i for i, h in enumerate(ctx.linker.search(head_text).hits)}
+        pool = set(named)
+        central = min(
+            named,
+            key=lambda tid: (-len(set(g.neighbours(tid)) & pool), ranks.get(tid, 10_000), tid),
+        )
+        ctx.linked_by = "listing"
+        named = [n for n in named if n != central]
+    if central is None:
+        return refuse(ctx)
+    ctx.focus = [central]
+    members = _members(ctx, central, named, head_text if not pronoun_in(ctx, slot) else "")
+    c = Composer(g, ctx.lang)
+    c.add(c.bold(central, full=True))
+    c.first_definition(g.terms[central])
+    head_label = head_text if not pronoun_in(ctx, slot) else c.name(central)
+    if members:
+        c.add(t(ctx.lang, "list_head", head=head_label))
+        for m in members[:10]:
+            term = g.terms[m]
+            if not term.definitions:
+                continue
+            d = term.definitions[0]
+            marker = c.cite(m, d.source, d.text, "definition", d.line)
+            colon = t(ctx.lang, "colon")
+            c.add(f"- {c.bold(m)}{colon}{c.q(d.text)} {marker}")
+    else:
+        c.add(t(ctx.lang, "list_none", head=head_label))
+    follow = [c.follow("define", m) for m in members[:1]]
+    if len(members) >= 2:
+        follow.append(c.follow("compare", members[0], members[1]))
+    return finish(ctx, c, "listing", follow)
+
+
+def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
+    """Terms one of whose names contains the head word(s) ("parallelism", "量化")."""
+    g = ctx.glossary
+    keys = {fold(head)}
+    if central is not None:
+        keys |= {fold(n) for n in g.terms[central].all_names() if len(n) >= 2}
+    keys = {k for k in keys if len(k) >= 2 and (has_cjk(k) or len(k) >= 4)}
+    out = []
+    for tid, term in g.terms.items():
+        if tid == central:
+            continue
+        for n in term.all_names():
+            fn = fold(n)
+            if any(
+                k in fn if has_cjk(k) else re.search(rf"(?<![a-z0-9]){re.escape(k)}(?![a-z0-9])", fn)
+                for k in keys
+            ):
+                out.append(tid)
+                break
+    return out
+
+
+def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
+    """Kinds/parts of *central*, in this order: its neighbours named like it ("训练后量化"),
+    its neighbours in the topic the head word names (category "精度、量化与模型压缩" for 量化,
+    else the central term's own categories), neighbours whose own text names it, then other
+    terms named like it. Within a group, by rank in a search for the question."""
+    g = ctx.glossary
+    near = set(g.neighbours(central))
+    ranks = {h.term_id: i for i, h in enumerate(ctx.linker.search(ctx.body_text()).hits)}
+    key = fold(head)
+    cats = {
+        cid
+        for cid, cat in g.categories.items()
+        if key and any(key in fold(label) for label in cat.get("labels", {}).values())
+    } or set(g.terms[central].categories)
+    in_topic = [n for n in near if cats & set(g.terms[n].categories)]
+    mentions_central = [e.source for e in g.related(central) if e.target == central]
+    mentions_central = [n for n in mentions_central if n in in_topic or not g.terms[n].categories]
+
+    def order(ids: list[str]) -> list[str]:
+        return sorted(dict.fromkeys(ids), key=lambda i: (ranks.get(i, 10_000), i))
+
+    out: list[str] = []
+    for group in (
+        order([n for n in named if n in near]),
+        order(in_topic),
+        order(mentions_central),
+        order(named),
+    ):
+        for m in group:
+            if m != central and m not in out:
+                out.append(m)
+    return out

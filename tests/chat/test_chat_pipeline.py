@@ -1,0 +1,235 @@
+"""The stages of the chat pipeline one by one: normalize, refer, retrieve, decide, finish,
+and the learned refusal model (kg/chat/refusal.py) with its training data."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from kg.chat import ConversationState, answer
+from kg.chat.decide import asks_for_remedy, decide
+from kg.chat.finish import polish
+from kg.chat.intents import parse
+from kg.chat.linking import linker_for
+from kg.chat.model import Answer
+from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
+from kg.chat.refusal import (
+    FEATURES,
+    TRAINING_DATA,
+    RefusalModel,
+    fit_refusal_model,
+    load_examples,
+    refusal_model_for,
+)
+from kg.chat.retrieve import Retrieval, retrieve
+from kg.search.engine import Hit, SearchEngine
+from kg.store import Glossary
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _load_script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, DATA / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- normalize ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("What are TPUs?", "What are TPU?"),
+        ("vLLM's scheduler", "vLLM scheduler"),
+        ("Which engines use GPUs?", "Which engine use GPU?"),
+        ("KV caches in vLLM", "KV caches in vLLM"),  # "caches" is itself a word of a glossary name
+        ("parallelism strategies", "parallelism strategies"),  # "strategy" is no glossary word
+        ("what's it for", "what's it for"),  # a contraction, not a possessive
+        ("Goodhart's law", "Goodhart's law"),  # the apostrophe is part of the name
+        ("the process", "the process"),  # "proces" is no glossary word
+    ],
+)
+def test_inflections_are_reduced_to_glossary_words(glossary: Glossary, question: str, text: str) -> None:
+    assert normalize(question, known_words(glossary)).text == text
+
+
+def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
+    q = normalize("KV 快取是什麼？資料平行呢", known_words(glossary))
+    assert q.traditional and q.original == "KV 快取是什麼？資料平行呢"
+    assert "缓存" in q.text and "数据并行" in q.text
+    assert not normalize("KV 缓存是什么", known_words(glossary)).traditional
+
+
+def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
+    q = normalize("什么是 TTFT" * 500, known_words(glossary))
+    assert len(q.text) == MAX_QUESTION_CHARS and q.warnings
+
+
+# --- references ----------------------------------------------------------------------------------
+
+
+def test_ordinals_follow_the_users_order(glossary: Glossary, engine: SearchEngine) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "张量并行和流水线并行有什么区别？", context=s)
+    assert s.named[:2] == ["tensor-parallelism", "pipeline-parallelism"]
+    a = answer(glossary, engine, "第二个是什么？", context=s)
+    assert a.grounded and a.citations[0].term_id == "pipeline-parallelism"
+    a = answer(glossary, engine, "Tell me more about the first one", context=s)
+    assert a.grounded and a.citations[0].term_id == "tensor-parallelism"
+
+
+def test_a_bare_pronoun_opening_a_conversation_gets_a_question(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    for q in ("它和 TPOT 有什么区别？", "What does it stand for?", "那这个呢？"):
+        a = answer(glossary, engine, q, context=ConversationState())
+        assert a.needs_clarification and not a.grounded and not a.citations, q
+        assert a.decision["action"] == "clarify"
+
+
+def test_a_pronoun_pointing_into_the_question_is_no_reason_to_ask(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = answer(glossary, engine, "AllGather 和 All-to-All 这两个有啥区别", context=ConversationState())
+    assert not a.needs_clarification and a.grounded
+    assert {"allgather", "all-to-all"} <= set(a.terms)
+
+
+# --- retrieve and decide -----------------------------------------------------------------------------
+
+
+def test_retrieval_orders_and_excludes() -> None:
+    hits = [
+        Hit("a", 2.0, ranks={"mention": 1, "dense": 3}),
+        Hit("b", 1.0, ranks={"dense": 1}),
+        Hit("c", 0.5, ranks={"lexical": 1}),
+    ]
+    r = Retrieval("q", hits, named=["a"])
+    assert [h.term_id for h in r.dense_order()] == ["b", "a"]
+    assert r.best(["a"]) is hits[1] and r.rank_of("c") == 3 and r.rank_of("z") is None
+
+
+def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: SearchEngine) -> None:
+    assert asks_for_remedy(parse("怎么降低 TPOT？"))
+    assert asks_for_remedy(parse("How do I avoid OOM errors?"))
+    assert not asks_for_remedy(parse("FlashAttention 是怎么加速注意力的？"))  # how X works
+    assert not asks_for_remedy(parse("How does RadixAttention reduce recomputation?"))
+    linker = linker_for(glossary, engine)
+    parsed = parse("怎么降低 TPOT？")
+    analysis = linker.analyse(parsed)
+    retrieval = retrieve(linker, analysis, parsed.body.text if parsed.body else "")
+    assert retrieval.named == ["time-per-output-token"]
+    d = decide(
+        engine,
+        refusal_model_for(glossary, engine),
+        parsed,
+        analysis,
+        retrieval,
+        unresolved_pronoun=False,
+        used_context=False,
+    )
+    assert d.candidate is not None and d.candidate != "time-per-output-token"
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("TTFT", "exact"),  # the core is a name
+        ("What is the difference between ZeRO-Infinity and tensor parallelism?", "exact"),  # one side is
+        ("有哪些量化方法？", "exact"),  # the listing's head is a name
+        ("What is Mamba-3 attention?", "unknown_name"),  # a name nothing resembles
+    ],
+)
+def test_decision_rules_before_the_model(
+    glossary: Glossary, engine: SearchEngine, question: str, reason: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.decision["reason"] == reason
+    assert a.grounded == (reason == "exact")
+
+
+def test_typo_of_a_name_is_not_a_made_up_name(glossary: Glossary, engine: SearchEngine) -> None:
+    a = answer(glossary, engine, "What is RadixAtention?")
+    assert a.decision["reason"] != "unknown_name"
+
+
+# --- finish --------------------------------------------------------------------------------------------
+
+
+def test_lines_are_not_repeated_and_traditional_comes_back(glossary: Glossary) -> None:
+    ans = Answer("q", "zh", "definition", "张量并行\n定义：「切分」 [1]\n定义：「切分」 [1]", True)
+    out = polish(ans, normalize("什麼是張量並行", known_words(glossary)))
+    assert out.answer == "張量並行\n定義：「切分」 [1]" and out.script == "traditional"
+
+
+def test_traditional_question_traditional_answer(glossary: Glossary, engine: SearchEngine) -> None:
+    a = answer(glossary, engine, "什麼是張量並行？")
+    assert a.grounded and a.script == "traditional"
+    assert "張量並行" in a.answer and "张量并行" not in a.answer
+    assert a.citations[0].quote in " ".join(
+        d.text for d in glossary.terms[a.citations[0].term_id].definitions
+    )
+
+
+# --- the refusal model ------------------------------------------------------------------------------
+
+
+def test_refusal_model_round_trip(tmp_path: Path) -> None:
+    n = len(FEATURES)
+    model = RefusalModel(
+        [0.0] * n, [1.0] * n, [0.5] * n, -0.2, 0.6, topic_coef=[0.1, -0.1], topic_intercept=0.3
+    )
+    model.save(tmp_path)
+    again = RefusalModel.load(tmp_path)
+    assert again is not None and again.to_dict() == model.to_dict()
+    feats = dict.fromkeys(FEATURES, 0.3)
+    vec = np.array([0.6, 0.8])
+    assert again.in_domain(dict(feats), vec) == model.in_domain(dict(feats), vec)
+    assert RefusalModel.load(tmp_path / "nothing") is None
+    bad = model.to_dict() | {"format": 0}
+    with pytest.raises(ValueError, match="rebuild"):
+        RefusalModel.from_dict(bad)
+
+
+def test_refusal_model_learns_from_examples(glossary: Glossary, engine: SearchEngine) -> None:
+    examples = [
+        (q, True) for q in ("什么是 TTFT", "What is KV cache?", "PagedAttention 原理", "TPOT 是啥")
+    ] * 5
+    examples += [
+        (q, False) for q in ("今天天气怎么样", "best pizza in town?", "谁赢了世界杯", "how to bake bread")
+    ] * 5
+    model = fit_refusal_model(glossary, engine, examples)
+    assert model.trained_on["examples"] == 40 and 0.0 < model.threshold < 1.0
+    assert model.encoder_id == "hash:64"
+    with pytest.raises(ValueError, match="in-domain and out-of-domain"):
+        fit_refusal_model(glossary, engine, [("什么是 TTFT", True)] * 3)
+
+
+def test_training_data_is_current_and_never_from_the_test_split() -> None:
+    module = _load_script("make_refusal_train")
+    assert (
+        TRAINING_DATA.read_text(encoding="utf-8") == module.render()
+    )  # regenerate: tests/data/make_refusal_train.py
+    texts = {q for q, _ in load_examples()}
+    test_questions = {
+        t["user"]
+        for line in (DATA / "chat_blind_test.jsonl").read_text(encoding="utf-8").splitlines()
+        for t in json.loads(line)["turns"]
+    }
+    assert not texts & test_questions
+
+
+def test_chat_splits_are_reproducible() -> None:
+    dev, test = _load_script("make_chat_splits").split()
+    assert (DATA / "chat_blind_dev.jsonl").read_text(encoding="utf-8") == "\n".join(dev) + "\n"
+    assert (DATA / "chat_blind_test.jsonl").read_text(encoding="utf-8") == "\n".join(test) + "\n"
+    ids = [json.loads(line)["id"] for line in dev + test]
+    assert len(ids) == len(set(ids)) and len(test) >= 300

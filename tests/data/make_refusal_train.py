@@ -1,0 +1,61 @@
+"""Write kg/chat/data/refusal_train.jsonl: the labelled questions the refusal model learns from.
+
+    python tests/data/make_refusal_train.py
+
+Sources (dev only — never chat_blind_test.jsonl):
+- chat_blind_dev.jsonl: every turn that stands on its own (no pronoun, not a clarify turn);
+  out_of_domain turns are negatives, the rest positives;
+- chat_eval.jsonl (the original hand-written conversations), likewise;
+- retrieval_dev.jsonl: every query, a positive;
+- refusal_ood_train.jsonl: out-of-domain questions (chit-chat, other fields, near-domain traps,
+  invented names) written for training only, negatives.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kg.chat.intents import find_pronouns
+from kg.textnorm import fold
+
+HERE = Path(__file__).parent
+OUT = HERE.parent.parent / "kg" / "chat" / "data" / "refusal_train.jsonl"
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def examples() -> list[dict]:
+    out: list[dict] = []
+    # a question that also occurs in the test split ("What is PagedAttention?", "tell me a joke")
+    # is left out, so that no test question is ever trained on
+    seen: set[str] = {t["user"] for conv in _rows(HERE / "chat_blind_test.jsonl") for t in conv["turns"]}
+
+    def add(text: str, in_domain: bool, origin: str) -> None:
+        if text not in seen:
+            seen.add(text)
+            out.append({"text": text, "in_domain": in_domain, "from": origin})
+
+    for name in ("chat_blind_dev.jsonl", "chat_eval.jsonl"):
+        for conv in _rows(HERE / name):
+            for turn in conv["turns"]:
+                if turn["kind"] == "clarify" or find_pronouns(fold(turn["user"])):
+                    continue
+                add(turn["user"], turn["kind"] != "out_of_domain", name)
+    for q in _rows(HERE / "retrieval_dev.jsonl"):
+        add(q["query"], True, "retrieval_dev.jsonl")
+    for q in _rows(HERE / "refusal_ood_train.jsonl"):
+        add(q["text"], False, "refusal_ood_train.jsonl")
+    return out
+
+
+def render() -> str:
+    return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in examples())
+
+
+if __name__ == "__main__":
+    OUT.write_text(render(), encoding="utf-8")
+    rows = examples()
+    print(f"{len(rows)} examples, {sum(not r['in_domain'] for r in rows)} out of domain -> {OUT}")
