@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kg.build import BuildResult, build_graph, default_corpus_dir, write_artifact
+from kg.defaults import DEFAULT_ARTIFACT, SERVE_WORKERS
 from kg.errors import GlossaryError
 from kg.parsers.common import SourceError
 
@@ -21,7 +22,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bilingual LL
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-DEFAULT_ARTIFACT = Path("build/artifact")
 CorpusOpt = typer.Option(None, "--corpus", help="Corpus directory (manifest.json, sources/, overlay.json).")
 ArtifactOpt = typer.Option(DEFAULT_ARTIFACT, "--artifact", help="Artifact directory.")
 FormatOpt = typer.Option("json", "--format", help="json | csv | tbx | skos-turtle | jsonld | markdown")
@@ -316,9 +316,20 @@ DEFAULT_CHAT_SPLITS = (
 )
 
 
+ServeOpt = typer.Option(
+    False,
+    "--serve",
+    help="Replay over HTTP against `glossary serve` (default workers, shared SQLite sessions) instead of "
+    "in process; writes the `chat-http` section.",
+)
+
+
 @app.command("eval-chat")
 def eval_chat(
-    artifact: Path = ArtifactOpt, split: list[str] | None = ChatSplitOpt, out: Path | None = EvalOutOpt
+    artifact: Path = ArtifactOpt,
+    split: list[str] | None = ChatSplitOpt,
+    out: Path | None = EvalOutOpt,
+    serve: bool = ServeOpt,
 ) -> None:
     """First citation, wrongful and out-of-domain refusals, follow-ups and latency, per split."""
     from kg.chat.evaluate import check_targets, evaluate_chat, load_conversations, render_markdown
@@ -331,16 +342,32 @@ def eval_chat(
     model = RefusalModel.load(artifact)
     if model is not None:
         attach_refusal_model(engine, model)
-    splits = list(split or DEFAULT_CHAT_SPLITS)
-    reports = {}
-    for item in splits:
+    splits = []
+    for item in split or DEFAULT_CHAT_SPLITS:
         name, sep, path = item.partition("=")
         if not sep or not name or not path:
             raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
-        reports[name] = evaluate_chat(g, engine, load_conversations(Path(path)))
+        splits.append((name, load_conversations(Path(path))))
+    reports = {}
+    heading, section = "## Chat evaluation", "chat"
+    if serve:
+        from kg.evaluation.chat_http import HttpChat, served
+
+        with served(artifact) as url:
+            for name, convs in splits:
+                client = HttpChat(url)
+                reports[name] = evaluate_chat(g, engine, convs, answer_fn=client)
+                reports[name]["http"] = {"turns": client.turns, "session_resets": client.resets}
+                client.close()
+        heading = f"## Chat evaluation over HTTP (`glossary serve`, {SERVE_WORKERS} workers)"
+        section = "chat-http"
+    else:
+        for name, convs in splits:
+            reports[name] = evaluate_chat(g, engine, convs)
     command = "glossary eval-chat" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += " --serve" if serve else ""
     command += f" --out {out}" if out else ""
-    md = render_markdown(reports, command=command)
+    md = render_markdown(reports, command=command, heading=heading)
     print(md)
     target_split = "test" if "test" in reports else next(iter(reports))
     for line in check_targets(reports[target_split]):
@@ -348,7 +375,7 @@ def eval_chat(
     if out:
         from kg.docsections import replace_section
 
-        replace_section(out, "chat", md, title="Evaluation")  # md ends with its targets
+        replace_section(out, section, md, title="Evaluation")  # md ends with its targets
 
 
 @app.command("bench-report")
@@ -468,7 +495,6 @@ def bench_search(
 # connections): 1 worker ~5.5k req/s on /v1/terms/{id} and ~29 searches/s, ready in ~1.3 s;
 # 2 workers ~9k req/s and ~57 searches/s, ready in ~1.8 s; 3 workers add no throughput, only
 # startup time (~2.3 s). Each worker holds its own graph, indexes and encoder (~250 MB RSS).
-SERVE_WORKERS = max(1, min(os.cpu_count() or 1, 8))
 
 
 def artifact_complete(artifact: Path) -> bool:

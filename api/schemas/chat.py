@@ -87,6 +87,13 @@ class AnswerFields(BaseModel):
     suggestions: list[str] = Field(description="Nearest term ids, when the answer is not grounded.")
     follow_ups: list[str] = Field(description="Suggested next questions, in the question's language.")
     warnings: list[str] = Field(default_factory=list, description="E.g. an LLM that timed out.")
+    needs_clarification: bool = Field(
+        default=False,
+        description="True when the question's pronoun had nothing to point at: the answer asks which term is meant.",
+    )
+    script: Literal["simplified", "traditional"] = Field(
+        default="simplified", description="`traditional` when the question was in Traditional characters."
+    )
 
 
 def answer_fields(a: Answer) -> dict[str, Any]:
@@ -101,6 +108,8 @@ def answer_fields(a: Answer) -> dict[str, Any]:
         "suggestions": a.suggestions,
         "follow_ups": a.follow_ups,
         "warnings": a.warnings,
+        "needs_clarification": a.needs_clarification,
+        "script": a.script,
     }
 
 

@@ -52,6 +52,8 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
 
+from kg.defaults import DEFAULT_ARTIFACT, SERVE_WORKERS
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_QUERIES = Path("tests/data/retrieval_dev.jsonl")
 MAX_REQUESTS = 500_000  # per endpoint and client: a hard bound whatever the duration
@@ -537,7 +539,6 @@ def parse_args(argv: Sequence[str] | None, prog: str = "python -m kg.bench.http_
 def main(argv: Sequence[str] | None = None, prog: str = "python -m kg.bench.http_load") -> dict[str, Any]:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     args = parse_args(argv, prog)
-    from kg.cli import DEFAULT_ARTIFACT, SERVE_WORKERS
 
     load_before = os.getloadavg()  # other work on the machine skews every figure: record it
     workers = args.workers or SERVE_WORKERS

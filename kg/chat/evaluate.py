@@ -387,6 +387,11 @@ def render_markdown(
     lines = [heading, "", "Command:", "", "```sh", command, "```", "", f"Date: {date}", ""]
     names = list(reports)
     rows = [[label] + [fmt(reports[n]["overall"][key]) for n in names] for label, key, fmt in _OVERALL]  # type: ignore[operator]
+    if all("http" in reports[n] for n in names):
+        rows.append(
+            ["conversations the server forgot (`session_reset`)"]
+            + [str(reports[n]["http"]["session_resets"]) for n in names]
+        )
     rows.append(
         ["answer latency p50 / p95 (ms)"]
         + [f"{_ms(reports[n]['latency']['p50_ms'])} / {_ms(reports[n]['latency']['p95_ms'])}" for n in names]

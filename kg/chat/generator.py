@@ -108,6 +108,10 @@ class LLMGenerator:
         problem = check_markers(text, len(ans.citations))
         if problem:
             return _warn(ans, f"llm answer dropped: {problem}; retrieval answer returned")
+        if ans.script == "traditional":  # the asker wrote Traditional characters: so does the answer
+            from kg.chat.normalize import to_traditional
+
+            text = to_traditional(text)
         return dataclasses.replace(ans, answer=text, generator="llm")
 
 

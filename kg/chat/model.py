@@ -78,7 +78,7 @@ class Answer:
     took_ms: float = 0.0
     generator: str = "retrieval"  # or "llm" when kg.chat.generator rephrased the text
     needs_clarification: bool = False  # a pronoun with nothing to point at: the bot asks
-    script: str = "simplified"  # "traditional" when the question was written in Traditional characters
+    script: Literal["simplified", "traditional"] = "simplified"  # the asker's script (answer text follows it)
     # how the decision stage chose (kg/chat/decide.py): action, reason, in-domain probability
     decision: dict[str, Any] = field(default_factory=dict)
 

@@ -45,6 +45,16 @@ def test_success_replaces_the_text_and_keeps_citations(glossary: Glossary, engin
         assert f"[{c.marker}]" in user["content"] and c.quote in user["content"]
 
 
+def test_traditional_asker_gets_traditional_llm_text(glossary: Glossary, engine: SearchEngine) -> None:
+    retrieval = answer(glossary, engine, "什麼是 TTFT？")
+    assert retrieval.script == "traditional"
+    with fake_llm() as llm:
+        gen = LLMGenerator(llm.url, timeout=2)
+        out = gen.rewrite(retrieval)
+        gen.close()
+    assert out.answer == "TTFT 是首 token 時間 [1]。"  # the fake model answers in Simplified
+
+
 @pytest.mark.parametrize(
     ("reply", "warning"),
     [
