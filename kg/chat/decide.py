@@ -120,6 +120,23 @@ def _names_share_head(engine: SearchEngine, head: str) -> bool:
     return sum(bool(rx.search(n)) for n in names) >= 2
 
 
+def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """The subject of a definition is a name nothing in the glossary resembles, alone or as the
+    variant of a known concept: "What is FooBar-9?", "What is Mamba-3 attention?" — not "4-bit 的
+    NVFP4" (a known name, described) nor "RDMA 跟普通 TCP 比" (a comparison)."""
+    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        return False
+    slot = parsed.slots[0]
+    f = parsed.folded
+    for tok, (a, b) in zip(analysis.unknown, analysis.unknown_ranges, strict=True):
+        if not (slot.start <= a and b <= slot.end) or _near_name(engine, tok):
+            continue
+        rest = f[b : slot.end]
+        if not rest.strip() or any(s.start >= b and not f[b : s.start].strip(" -") for s in analysis.spans):
+            return True
+    return False
+
+
 def _near_name(engine: SearchEngine, token: str) -> bool:
     """*token* is a glossary name word or a typo of one ("RadixAtention")."""
     from rapidfuzz import fuzz, process
@@ -161,8 +178,7 @@ def decide(
         return Decision("answer", True, "exact", p, candidate, feats)
     if _names_a_term(engine, parsed):
         return Decision("answer", True, "exact", p, candidate, feats)
-    made_up = [tok for tok in analysis.unknown if not _near_name(engine, tok)]
-    if made_up and parsed.intent in ("definition", "abbreviation", "unknown"):
+    if _made_up_subject(engine, parsed, analysis):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
     return Decision("answer" if ok else "refuse", ok, "model", p, candidate, feats)

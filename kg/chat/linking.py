@@ -369,10 +369,30 @@ def _head(slot: Slot, spans: list[Span], prefer: str) -> Span | None:
     if in_np:
         last = max(in_np, key=lambda s: s.end)
         tail = _content_words(fold(text)[last.end - slot.start : np_end - slot.start])
-        if not tail:  # the noun phrase ends on a name: "plain TensorRT", "NVIDIA Triton Inference Server"
-            return last
-        return None  # "GPU utilization", "OpenAI Triton kernel language": the head word is not a name
+        if tail:
+            return None  # "GPU utilization", "OpenAI Triton kernel language": the head word is not a name
+        if _generic_head(last) and _bare_modifiers(text, slot, in_np, last):
+            # "grouped-query attention", "sliding window attention", "sequence-on-lane KV layout":
+            # words the glossary does not name narrow a one-word name into another concept
+            return None
+        return last  # the noun phrase ends on a name: "plain TensorRT", "NVIDIA Triton Inference Server"
     return None if np_words else spans[0]
+
+
+def _generic_head(span: Span) -> bool:
+    """A one-word Latin name ("attention", "layout", "inference") that compounds often narrow."""
+    name = fold(span.name or "")
+    return bool(re.fullmatch(r"[a-z]+", name)) and not name.isupper() and len(name) >= 4
+
+
+def _bare_modifiers(text: str, slot: Slot, in_np: list[Span], head: Span) -> bool:
+    """Content words before *head* in the noun phrase that no name covers."""
+    before = fold(text)[: head.start - slot.start]
+    for s in in_np:
+        if s is not head and s.end <= head.start:
+            a, b = s.start - slot.start, s.end - slot.start
+            before = before[:a] + " " * (b - a) + before[b:]
+    return bool(_content_words(before))
 
 
 def fallback_head(slot: Slot, spans: list[Span]) -> Span | None:
