@@ -56,8 +56,8 @@ def answer(
 ) -> Answer:
     """Answer *question* from the graph; update *context* (when given) for follow-ups."""
     t0 = time.perf_counter()
-    q = normalize(question, known_words(glossary))
     linker = linker_for(glossary, engine)
+    q = normalize(question, known_words(glossary), linker.vocabulary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
     ctx = Ctx(

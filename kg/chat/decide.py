@@ -56,15 +56,32 @@ _REMEDY = re.compile(
 
 
 _EXPLAINS_SUBJECT = re.compile(
-    r"是怎么|是如何|是怎样|是靠什么|^how (?:does|do|is|are|did|has|have) (?!i\b|we\b|you\b|one\b|my\b|our\b)"
+    r"是怎么|是如何|是怎样|是靠什么|为什么能|为什么会|为何能|为啥能|"
+    r"^how (?:does|do|is|are|did|has|have|can|could) (?!i\b|we\b|you\b|one\b|my\b|our\b)"
+)
+_HOW_TO = re.compile(
+    r"怎么|怎样|如何|咋|有什么办法|有啥办法|有哪些办法|有什么方法|什么办法|该怎么|"
+    r"\bhow (?:do|can|should|could|would|to) (?:i|we|you|one)\b|\bhow to\b|\bways? to\b|\bwhat can i do\b|"
+    r"\b(?:i|we) (?:need|want) to\b"
 )
 
 
-def asks_for_remedy(parsed: Parsed) -> bool:
+def asks_for_remedy(parsed: Parsed, analysis: Analysis | None = None) -> bool:
     """A how-to question asking what to do about something ("怎么降低 TTFT", "how do I avoid …"),
-    not one asking how a named thing works ("FlashAttention 是怎么加速注意力的", "how does X reduce …")."""
+    not one asking how or why a named thing works ("FlashAttention 是怎么加速注意力的", "分页注意力怎么
+    解决碎片问题", "how does X reduce …", "X 为什么能省内存")."""
     f = parsed.folded
-    return parsed.intent == "howto_why" and bool(_REMEDY.search(f)) and not _EXPLAINS_SUBJECT.search(f)
+    if parsed.intent != "howto_why" or not _REMEDY.search(f) or not _HOW_TO.search(f):
+        return False
+    if _EXPLAINS_SUBJECT.search(f):
+        return False
+    if analysis is not None and parsed.body is not None:
+        # "分页注意力怎么解决…": a name opening the question, straight followed by the how
+        start = parsed.body.start
+        for span in analysis.spans:
+            if span.start == start and re.match(r"\s*(?:是)?(?:怎么|如何|怎样|咋)", f[span.end :]):
+                return False
+    return True
 
 
 @dataclass
@@ -80,10 +97,10 @@ class Decision:
 
 
 def _candidate(
-    parsed: Parsed, retrieval: Retrieval, referent: str | None, neighbours: set[str]
+    parsed: Parsed, analysis: Analysis, retrieval: Retrieval, referent: str | None, neighbours: set[str]
 ) -> str | None:
     exclude: list[str] = []
-    if parsed.intent == "which" or asks_for_remedy(parsed):
+    if parsed.intent == "which" or asks_for_remedy(parsed, analysis):
         exclude = [*retrieval.named, *([referent] if referent else [])]
         if referent:
             # "哪个推理引擎是靠它起家的": the answer is linked to the term under discussion;
@@ -167,7 +184,7 @@ def decide(
         return Decision("refuse", False, "empty")
     if unresolved_pronoun:
         return Decision("clarify", True, "clarify")
-    candidate = _candidate(parsed, retrieval, referent, neighbours or set())
+    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set())
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval))
     if used_context:

@@ -207,7 +207,7 @@ _f(
 _f(
     "comparison",
     None,
-    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:是一回事|是一个东西|是同一个|是同一回事|一样|相同|等同|等价)",
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:是一回事|是一个东西|是同一个|是同一回事|是不是一回事|是不是一个意思|是一个意思|是不是同一个|是同一个东西|一样|相同|等同|等价)",
 )
 _f(
     "comparison",
@@ -268,7 +268,7 @@ _f("relation", None, r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?的?(?
 _f("relation", None, rf"^(?P<x>.+?)(?:和|与|跟)(?:哪些|什么)(?:概念|术语|东西)?{_REL_ZH}")
 _f("relation", None, r"^(?P<x>.+?)的?(?:相关|关联)(?:概念|术语|词)")
 _f("relation", None, r"^how (?:is|are) (?P<a>.+?) (?:related|connected|linked) to (?P<b>.+)$")
-_f("relation", None, r"relationship between (?P<a>.+?) and (?P<b>.+)$")
+_f("relation", None, r"(?:relationship|relation|link|connection) between (?P<a>.+?) and (?P<b>.+)$")
 _f(
     "relation",
     None,
@@ -412,6 +412,9 @@ LIST_CLASS_TAIL = re.compile(
 )
 
 
+_CLAUSE_SPLIT = re.compile(r"[:：;；]\s*|[,，]\s*(?=(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有))")
+
+
 def _body(folded: str) -> tuple[int, int]:
     start = 0
     m = _LEAD.match(folded)
@@ -481,6 +484,15 @@ def parse(question: str) -> Parsed:
             intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
         return parsed
+    # "Back to that metric: how does it differ from plain throughput?": a lead-in clause hides the
+    # frame of the question proper; try the clauses after a break, last first
+    for m in reversed(list(_CLAUSE_SPLIT.finditer(body))):
+        sub = parse(folded[s + m.end() : e]) if m.end() < len(body) else None
+        if sub is not None and sub.matched:
+            shift = s + m.end()
+            sub.slots = [Slot(x.text, x.start + shift, x.end + shift) for x in sub.slots]
+            parsed.intent, parsed.facet, parsed.slots, parsed.matched = sub.intent, sub.facet, sub.slots, True
+            return parsed
     if parsed.body is not None:
         if has_pronoun and _REL_CONTEXT.search(body):
             parsed.intent = "relation"

@@ -6,6 +6,9 @@
 - Taiwan wording: a Traditional question is converted with OpenCC ``tw2sp`` (phrases too:
   快取 → 缓存, 記憶體 → 内存) and a few computing words the converter keeps (平行 → 并行,
   推論 → 推理) before linking, so that "KV 快取" finds KV cache.
+- Typos of glossary words: a Latin word of five letters or more that no term's text uses and
+  that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
+  ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency").
 - English inflections: possessives ("vLLM's" → "vLLM") and plurals of glossary words
   ("TPUs" → "TPU", "KV caches" → "KV cache", "strategies" → "strategy") are reduced before
   linking, so that a name the glossary knows is found whatever its inflection. A plural is
@@ -126,7 +129,20 @@ def _singular(word: str, known: frozenset[str]) -> str | None:
     return None
 
 
-def normalize(question: str, known_words: frozenset[str]) -> Question:
+def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
+    """*word*, or the glossary name word it misspells (see the module docstring)."""
+    low = word.lower()
+    if len(low) < 5 or low in known or low in vocabulary or not low.isalpha():
+        return word
+    from rapidfuzz import fuzz, process
+
+    best = process.extractOne(low, choices, scorer=fuzz.ratio, score_cutoff=85)
+    return str(best[0]) if best else word
+
+
+def normalize(
+    question: str, known_words: frozenset[str], vocabulary: frozenset[str] = frozenset()
+) -> Question:
     """Cut, detect the script, reduce inflections of glossary words (see the module docstring)."""
     warnings: list[str] = []
     text = question.strip()
@@ -135,8 +151,12 @@ def normalize(question: str, known_words: frozenset[str]) -> Question:
         warnings.append(f"question truncated to {MAX_QUESTION_CHARS} characters")
     original = text
 
+    choices = tuple(sorted(w for w in known_words if w.isalpha() and len(w) >= 5))
+
     def reduce(m: re.Match[str]) -> str:
         word = m.group(0)
+        if vocabulary:
+            word = _correct(word, known_words, vocabulary, choices)
         stem = _POSSESSIVE.sub("", word)
         if stem != word and stem.lower() not in _CONTRACTIONS and fold(word) not in known_words:
             word = stem  # "vLLM's scheduler" → "vLLM scheduler" (not "what's", "it's")

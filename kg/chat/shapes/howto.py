@@ -14,7 +14,7 @@ from kg.textnorm import name_key
 
 def howto(ctx: Ctx) -> Answer:
     """How/why: the term the question asks about; for a remedy ("怎么降低 TTFT"), the term that is one."""
-    if asks_for_remedy(ctx.parsed) and _answer_term(ctx) is not None:
+    if asks_for_remedy(ctx.parsed, ctx.analysis) and _answer_term(ctx) is not None:
         return which(ctx)
     d = ctx.decision
     if ctx.referent is None and d is not None and d.candidate:
