@@ -57,9 +57,10 @@ _ZH_PRONOUN = re.compile(
     r"|(?<!应)该(?=[\u4e00-\u9fff])|这个|这种|这项|这一|这类"
 )
 _EN_PRONOUN = re.compile(
-    r"\bthe (former|latter)\b|\b(?:these|the) two\b|\b(it|its|itself|they|them|their|both|this|these|those)\b"
+    r"\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
+    r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
-_PLURAL = {"它们", "这两者", "这两个", "两者", "二者", "they", "them", "their", "both", "these", "those"}
+_PLURAL = {"它们", "这两者", "这两个", "两者", "二者", "they", "them", "their", "both", "these", "those", "which one"}
 _DEMONSTRATIVE = {"这个", "这种", "这项", "这一", "这类", "该", "this", "these", "those"}
 
 
@@ -123,7 +124,7 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
-        if t in _PLURAL or t.endswith(" two"):
+        if t in _PLURAL or t.endswith(" two") or t.startswith("which of"):
             ref = "both"
         out.append(Pronoun(t, m.start(), m.end(), ref))
     return sorted(out, key=lambda p: p.start)

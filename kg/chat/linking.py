@@ -261,7 +261,9 @@ class Linker:
             unknown.append(tok)
             ranges.append((pos, pos + len(key)))
         spans = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
-        pronouns = [p for p in parsed.pronouns if not _appositive(p, spans, folded)]
+        pronouns = [
+            p for p in parsed.pronouns if not _appositive(p, spans, folded) and not _determiner(p, spans, folded)
+        ]
         pronouns = [p for p in pronouns if not any(s.start <= p.start < s.end for s in spans)]
         return Analysis(spans, unknown, ranges, pronouns)
 
@@ -341,6 +343,14 @@ def _appositive(p: Pronoun, spans: list[Span], folded: str) -> bool:
     if not is_demonstrative(p):
         return False
     return any(s.end <= p.start and not folded[s.end : p.start].strip() for s in spans)
+
+
+def _determiner(p: Pronoun, spans: list[Span], folded: str) -> bool:
+    """ "这个 Triton 跟 …", "this FlashAttention kernel": a demonstrative right before a name
+    determines that name; it does not point back in the conversation."""
+    if not is_demonstrative(p):
+        return False
+    return any(s.start >= p.end and not folded[p.end : s.start].strip() for s in spans)
 
 
 def _head(slot: Slot, spans: list[Span], prefer: str) -> Span | None:

@@ -18,7 +18,8 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
     if pronoun_in(ctx, slot) and ctx.referent and not (in_question and not only_pronoun(ctx, slot)):
         # (a slot naming terms whose pronoun points back into the question itself —
         # "AllGather 和 All-to-All 这两个" — is linked by its names below)
-        if only_pronoun(ctx, slot):
+        if only_pronoun(ctx, slot) or (ctx.pronoun is not None and ctx.pronoun.ref.startswith("ord:")):
+            # "后一个一般瓶颈在哪？": an ordinal picks an item of the user's list: the answer is about it
             return Link(ctx.referent, "context")
         if ctx.parsed.intent in ("definition", "abbreviation", "unknown"):
             # "它的激活参数" / "its counterpart": the part of the term under discussion

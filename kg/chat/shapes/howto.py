@@ -87,12 +87,22 @@ def which(ctx: Ctx) -> Answer:
     The answer is retrieval's best term other than those the question names (KV cache);
     it is followed by what the sources say links it to each named term.
     """
-    focus = _answer_term(ctx)
-    if focus is None and ctx.referent:
+    if len(ctx.referents) >= 2:
+        # "Which of the two doesn't need a separate draft model?": one of the pair, the one a
+        # search for the question (pronoun left out) ranks higher
+        hits = ctx.linker.search(ctx.body_text(substitute=False)).hits
+        rank = {h.term_id: i for i, h in enumerate(hits)}
+        return _which_answer(ctx, min(ctx.referents[:2], key=lambda t: rank.get(t, len(hits))))
+    found = _answer_term(ctx)
+    if found is None and ctx.referent:
         return definition(ctx)  # "第三个是哪家出的？": nothing linked fits; about the term itself
-    focus = focus or (ctx.decision.candidate if ctx.decision else None)
-    if focus is None:
+    found = found or (ctx.decision.candidate if ctx.decision else None)
+    if found is None:
         return refuse(ctx)
+    return _which_answer(ctx, found)
+
+
+def _which_answer(ctx: Ctx, focus: str) -> Answer:
     g = ctx.glossary
     ctx.focus = [focus]
     ctx.linked_by = "search"
