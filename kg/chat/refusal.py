@@ -91,7 +91,11 @@ FEATURES: tuple[str, ...] = (
 FORMAT_VERSION = 3
 TRAINING_DATA = Path(__file__).parent / "data" / "refusal_train.jsonl"
 #: Share of out-of-domain training questions the chosen threshold must refuse (cross-validated).
-TARGET_OOD_RECALL = 0.95
+#: The training negatives are harder than real traffic (near-domain traps are 40 % of them), so
+#: this is lower than the 95 % the chat must refuse in use. Chosen on the blind dev split:
+#: 0.95 → wrongful refusals 7.3 %, out-of-domain refused 97.1 %; 0.92 → 6.0 %, 95.7 %;
+#: 0.90 → 4.7 %, 95.7 %; 0.87 → 3.6 %, 91.4 %.
+TARGET_OOD_RECALL = 0.90
 ARTIFACT_FILE = Path("chat") / "refusal.json"
 
 

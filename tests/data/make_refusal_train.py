@@ -8,7 +8,9 @@ Sources (dev only — never chat_blind_test.jsonl):
 - chat_eval.jsonl (the original hand-written conversations), likewise;
 - retrieval_dev.jsonl: every query, a positive;
 - refusal_ood_train.jsonl: out-of-domain questions (chit-chat, other fields, near-domain traps,
-  invented names) written for training only, negatives.
+  invented names) written for training only, negatives;
+- refusal_indomain_train.jsonl: in-domain questions (many how-to and "which" questions that name
+  no term, colloquial, typos, Traditional) written for training only, positives.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def examples() -> list[dict]:
         add(q["query"], True, "retrieval_dev.jsonl")
     for q in _rows(HERE / "refusal_ood_train.jsonl"):
         add(q["text"], False, "refusal_ood_train.jsonl")
+    for q in _rows(HERE / "refusal_indomain_train.jsonl"):
+        add(q["text"], True, "refusal_indomain_train.jsonl")
     return out
 
 
