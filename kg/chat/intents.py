@@ -329,7 +329,7 @@ _WHICH_EN_NOUN = (
     r"optimization|optimisation|parallelism|technology|layer|platform|system|product|service|cpu|gpu)s?"
 )
 _f("which", None, rf"^(?P<x>.*{_WHICH_ZH}.*)$")
-_f("which", None, r"^(?P<x>.+?)(?:叫什么|叫啥|叫做什么|称为什么|是什么名字|有专门的(?:名字|术语|说法)吗?)$")
+_f("which", None, r"^(?P<x>.+?)(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字|有专门的(?:名字|术语|说法)吗?)$")
 _f("which", None, r"^(?P<x>.*(?:那种|那个|那类|那一种|那款|那套|那项).+?)(?:是什么|是啥|指什么)$")
 _f("which", None, r"^(?:用|靠|拿|有)什么(?P<x>.+)$")
 _f("which", None, r"^which\b(?P<x>.+)$")
@@ -341,6 +341,8 @@ _f(
 _f("which", None, r"^what (?:do you|do we|do people|does one) call (?P<x>.+)$")
 _f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) for (?P<x>.+)$")
 _f("which", None, r"^(?P<x>.+?) (?:is|are) called what$")
+_f("which", None, r"^what(?:'s| is| are) (?:the )?(?P<x>.+?) called$")
+_f("which", None, r"^(?P<x>.+\bwhich\b.+)$")
 # how / why
 _f(
     "definition",
@@ -480,7 +482,10 @@ def parse(question: str) -> Parsed:
         ):
             # "它靠哪种集合通信…", "What is its NVIDIA counterpart?": a relation to the term under discussion
             intent = "relation"
-        if intent == "which" and _WHICH_RELATION.search(body):
+        if intent in ("relation", "listing") and has_pronoun and "哪些" in body:
+            # "哪些引擎已经用上它了？": the answer is the engines, not the term under discussion
+            intent = "which"
+        elif intent == "which" and _WHICH_RELATION.search(body):
             # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
             intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
@@ -495,7 +500,9 @@ def parse(question: str) -> Parsed:
             parsed.intent, parsed.facet, parsed.slots, parsed.matched = sub.intent, sub.facet, sub.slots, True
             return parsed
     if parsed.body is not None:
-        if has_pronoun and _REL_CONTEXT.search(body):
+        if has_pronoun and "哪些" in body:
+            parsed.intent = "which"  # "哪些引擎已经用上它了？"
+        elif has_pronoun and _REL_CONTEXT.search(body):
             parsed.intent = "relation"
         parsed.slots = [parsed.body]
     return parsed
