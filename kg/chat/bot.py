@@ -57,7 +57,7 @@ def answer(
     """Answer *question* from the graph; update *context* (when given) for follow-ups."""
     t0 = time.perf_counter()
     linker = linker_for(glossary, engine)
-    q = normalize(question, known_words(glossary), linker.vocabulary)
+    q = normalize(question, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
     ctx = Ctx(

@@ -60,7 +60,20 @@ _EN_PRONOUN = re.compile(
     r"\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
-_PLURAL = {"它们", "这两者", "这两个", "两者", "二者", "they", "them", "their", "both", "these", "those", "which one"}
+_PLURAL = {
+    "它们",
+    "这两者",
+    "这两个",
+    "两者",
+    "二者",
+    "they",
+    "them",
+    "their",
+    "both",
+    "these",
+    "those",
+    "which one",
+}
 _DEMONSTRATIVE = {"这个", "这种", "这项", "这一", "这类", "该", "this", "these", "those"}
 
 
@@ -329,7 +342,11 @@ _WHICH_EN_NOUN = (
     r"optimization|optimisation|parallelism|technology|layer|platform|system|product|service|cpu|gpu)s?"
 )
 _f("which", None, rf"^(?P<x>.*{_WHICH_ZH}.*)$")
-_f("which", None, r"^(?P<x>.+?)(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字|有专门的(?:名字|术语|说法)吗?)$")
+_f(
+    "which",
+    None,
+    r"^(?P<x>.+?)(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字|有专门的(?:名字|术语|说法)吗?)$",
+)
 _f("which", None, r"^(?P<x>.*(?:那种|那个|那类|那一种|那款|那套|那项).+?)(?:是什么|是啥|指什么)$")
 _f("which", None, r"^(?:用|靠|拿|有)什么(?P<x>.+)$")
 _f("which", None, r"^which\b(?P<x>.+)$")
@@ -415,7 +432,9 @@ LIST_CLASS_TAIL = re.compile(
 )
 
 
-_CLAUSE_SPLIT = re.compile(r"[:：;；]\s*|[,，]\s*(?=(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有))")
+_CLAUSE_SPLIT = re.compile(
+    r"[:：;；]\s*|[,，]\s*(?=(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有))"
+)
 
 
 def _body(folded: str) -> tuple[int, int]:

@@ -262,7 +262,9 @@ class Linker:
             ranges.append((pos, pos + len(key)))
         spans = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
         pronouns = [
-            p for p in parsed.pronouns if not _appositive(p, spans, folded) and not _determiner(p, spans, folded)
+            p
+            for p in parsed.pronouns
+            if not _appositive(p, spans, folded) and not _determiner(p, spans, folded)
         ]
         pronouns = [p for p in pronouns if not any(s.start <= p.start < s.end for s in spans)]
         return Analysis(spans, unknown, ranges, pronouns)

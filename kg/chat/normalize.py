@@ -9,6 +9,9 @@
 - Typos of glossary words: a Latin word of five letters or more that no term's text uses and
   that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
   ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency").
+- One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
+  "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
+  on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
 - English inflections: possessives ("vLLM's" → "vLLM") and plurals of glossary words
   ("TPUs" → "TPU", "KV caches" → "KV cache", "strategies" → "strategy") are reduced before
   linking, so that a name the glossary knows is found whatever its inflection. A plural is
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg.store import Glossary
-from kg.textnorm import fold, has_cjk
+from kg.textnorm import fold, has_cjk, to_simplified
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -129,6 +132,87 @@ def _singular(word: str, known: frozenset[str]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _ZhNames:
+    names: frozenset[str]
+    masked: dict[str, str]  # a name with one character masked → the name (only unambiguous keys)
+    lengths: tuple[int, ...]
+
+
+@lru_cache(maxsize=8)
+def _zh_names(glossary: Glossary) -> _ZhNames:
+    names = {n for t in glossary.terms.values() for n in (fold(x) for x in t.all_names()) if _all_cjk(n)}
+    names = {n for n in names if len(n) >= 4}
+    masked: dict[str, str] = {}
+    clash: set[str] = set()
+    for n in names:
+        for i in range(len(n)):
+            key = n[:i] + "?" + n[i + 1 :]
+            if key in masked and masked[key] != n:
+                clash.add(key)
+            masked[key] = n
+    for key in clash:
+        del masked[key]
+    return _ZhNames(frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)))
+
+
+def _all_cjk(text: str) -> bool:
+    from kg.textnorm import is_cjk_char
+
+    return bool(text) and all(is_cjk_char(ch) for ch in text)
+
+
+def _contains_name(text: str, names: frozenset[str]) -> bool:
+    return any(text[i:j] in names for i in range(len(text)) for j in range(i + 4, len(text) + 1))
+
+
+def correct_chinese(text: str, glossary: Glossary) -> str:
+    """Replace a window one character away from a Chinese glossary name by that name."""
+    from kg.textnorm import is_cjk_char
+
+    zh = _zh_names(glossary)
+    if not zh.names or not has_cjk(text):
+        return text
+    import jieba
+
+    bounds = {0, len(text)}
+    for _word, start, end in jieba.tokenize(text):
+        bounds.update((start, end))
+    out = list(text)
+    i = 0
+    while i < len(out):
+        if not is_cjk_char(out[i]):
+            i += 1
+            continue
+        done = False
+        for n in zh.lengths:
+            window = "".join(out[i : i + n])
+            if len(window) < n or not _all_cjk(window):
+                continue
+            if to_simplified(window) in zh.names:
+                i += n
+                done = True
+                break
+            if i not in bounds or i + n not in bounds:
+                continue
+            simple = to_simplified(window)
+            for k in range(n):
+                name = zh.masked.get(simple[:k] + "?" + simple[k + 1 :])
+                inner = simple[1:] if k == 0 else simple[:-1] if k == n - 1 else None
+                if inner is not None and _contains_name(inner, zh.names):
+                    continue  # "和专家并行": a neighbouring word glued to a name, not a typo of another
+                if name is not None:
+                    out[i : i + n] = list(name)
+                    i += n
+                    done = True
+                    break
+            if done:
+                break
+        if not done:
+            i += 1
+    return "".join(out)
+
+
 def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
     """*word*, or the glossary name word it misspells (see the module docstring)."""
     low = word.lower()
@@ -141,7 +225,10 @@ def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choic
 
 
 def normalize(
-    question: str, known_words: frozenset[str], vocabulary: frozenset[str] = frozenset()
+    question: str,
+    known_words: frozenset[str],
+    vocabulary: frozenset[str] = frozenset(),
+    glossary: Glossary | None = None,
 ) -> Question:
     """Cut, detect the script, reduce inflections of glossary words (see the module docstring)."""
     warnings: list[str] = []
@@ -167,4 +254,6 @@ def normalize(
     traditional = is_traditional(original)
     if traditional:
         text = from_taiwan(text)
+    if glossary is not None:
+        text = correct_chinese(text, glossary)
     return Question(original, text, traditional, tuple(warnings))

@@ -294,7 +294,7 @@ def features_of(
     from kg.chat.normalize import known_words, normalize
 
     linker = linker_for(glossary, engine)
-    q = normalize(text, known_words(glossary), linker.vocabulary)
+    q = normalize(text, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
     body = parsed.body.text if parsed.body else parsed.folded
@@ -311,7 +311,7 @@ def _prime(glossary: Glossary, engine: SearchEngine, texts: list[str]) -> None:
     vocabulary = linker_for(glossary, engine).vocabulary
     bodies = []
     for text in texts:
-        parsed = parse(normalize(text, known_words(glossary), vocabulary).text)
+        parsed = parse(normalize(text, known_words(glossary), vocabulary, glossary).text)
         body = parsed.body.text if parsed.body else parsed.folded
         if body.strip():
             bodies.append(clean(body)[: SearchEngine.MAX_QUERY_CHARS])

@@ -17,7 +17,7 @@ from kg.chat.finish import polish
 from kg.chat.intents import parse
 from kg.chat.linking import linker_for
 from kg.chat.model import Answer
-from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
+from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, known_words, normalize
 from kg.chat.refusal import (
     FEATURES,
     TRAINING_DATA,
@@ -66,6 +66,31 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     assert q.traditional and q.original == "KV 快取是什麼？資料平行呢"
     assert "缓存" in q.text and "数据并行" in q.text
     assert not normalize("KV 缓存是什么", known_words(glossary)).traditional
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("投机解吗是怎么加速生成的？", "投机解码是怎么加速生成的？"),  # one wrong character in a name
+        ("张亮并行是什么", "张量并行是什么"),
+        ("不想重新训练，怎么最快把模型量化掉", "不想重新训练，怎么最快把模型量化掉"),  # not across words
+        ("它和专家并行是什么关系？", "它和专家并行是什么关系？"),  # a word glued to a name is no typo
+        ("双缓冲 vs 三缓冲", "双缓冲 vs 三缓冲"),  # names as they stand are never changed
+    ],
+)
+def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: str) -> None:
+    assert correct_chinese(question, glossary) == text
+
+
+def test_typos_of_glossary_words_are_corrected(glossary: Glossary) -> None:
+    from kg.chat.linking import latin_vocabulary
+
+    q = normalize(
+        "Tensor parallelim: does it need NVLink?", known_words(glossary), latin_vocabulary(glossary)
+    )
+    assert q.text == "Tensor parallelism: does it need NVLink?"
+    q = normalize("best batch size for baking cookies", known_words(glossary), latin_vocabulary(glossary))
+    assert q.text == "best batch size for baking cookies"
 
 
 def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
