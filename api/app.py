@@ -16,14 +16,22 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import Depends, FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.middleware.gzip import GZipMiddleware
 
+from api.caching import RenderCache
 from api.deps import check_query_length
 from api.errors import install_error_handlers
-from api.middleware import BodySizeLimitMiddleware
+from api.middleware import (
+    BodySizeLimitMiddleware,
+    ErrorBodyCORSMiddleware,
+    HeadAsGetMiddleware,
+    JsonBodyGuardMiddleware,
+    SecurityHeadersMiddleware,
+    UnhandledErrorMiddleware,
+)
 from api.routes import (
     ask,
     chat,
@@ -43,6 +51,7 @@ from api.settings import Settings
 from kg.errors import ArtifactError, GlossaryError
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
+from kg.verify import check_artifact
 
 log = logging.getLogger(__name__)
 
@@ -56,16 +65,37 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         loaded = False
+        # Verified once, then every part is loaded from the one version directory the check
+        # resolved (a build may publish a new version meanwhile); a damaged part is not served.
+        # an artifact that is there is verified once, then every part is loaded from the one
+        # version directory the check resolved (a build may publish a new version meanwhile);
+        # a damaged part is not served. A missing artifact keeps the plain "build it" errors.
+        check = (
+            check_artifact(settings.artifact_dir, settings.encoder)
+            if settings.artifact_dir.exists()
+            else None
+        )
+        app.state.artifact_check = check
+        path = check.path if check is not None else settings.artifact_dir
         if app.state.glossary is None:
             try:
-                app.state.glossary = Glossary.load(settings.artifact_dir)
+                if check is not None and check.graph_error is not None:
+                    raise check.graph_error
+                app.state.glossary = Glossary.load(path)
                 app.state.glossary_error = None
                 loaded = True
             except ArtifactError as exc:
                 log.error("glossary not loaded: %s", exc.message)
                 app.state.glossary_error = exc
         if app.state.engine is None and app.state.glossary is not None:
-            app.state.engine, app.state.engine_error = _load_engine(settings, app.state.glossary)
+            if check is not None and check.search_error is not None:
+                log.error("search engine not loaded: %s", check.search_error.message)
+                app.state.engine_error = check.search_error
+            else:
+                with_chat = check is None or check.chat_error is None
+                app.state.engine, app.state.engine_error = _load_engine(
+                    settings, app.state.glossary, path, with_chat=with_chat
+                )
             loaded = True
         if loaded:
             # The loaded graph and indexes live as long as the process: keep them out of the
@@ -83,12 +113,15 @@ def create_app(
         description="Bilingual (Chinese/English) knowledge graph of LLM inference-engineering terms.",
         lifespan=lifespan,
         dependencies=[Depends(check_query_length)],
+        # No trailing-slash redirects: Starlette builds their Location from the Host header.
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.glossary = glossary
     app.state.glossary_error = None
     app.state.engine = engine
     app.state.engine_error = None
+    app.state.export_cache = RenderCache(settings.export_cache_size)
 
     install_error_handlers(app)
     for module in (health, terms, lookup, suggest, search, graph, compare, stats, export):
@@ -96,26 +129,33 @@ def create_app(
     for module in (ask, chat, openai_compat, web):  # chatbot and web page
         app.include_router(module.router)
 
-    # Added innermost first: CORS is outermost so error responses carry its headers too.
+    # Added innermost first. The JSON guard reads bodies the size limit has already bounded; CORS
+    # wraps them (and the 500s) so error responses carry its headers too; HEAD runs as GET outside
+    # gzip (same headers); the security headers go on every response, CORS preflights included.
+    app.add_middleware(JsonBodyGuardMiddleware)
     app.add_middleware(BodySizeLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.add_middleware(UnhandledErrorMiddleware)  # 500s that keep the connection open
     app.add_middleware(
-        CORSMiddleware,
+        ErrorBodyCORSMiddleware,
         allow_origins=settings.cors_origins,
-        allow_methods=["GET"],
+        allow_methods=["GET", "HEAD"],
         allow_headers=["*"],
         expose_headers=["ETag"],
     )
+    app.add_middleware(HeadAsGetMiddleware)
+    docs = {app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
+    app.add_middleware(SecurityHeadersMiddleware, docs_paths=frozenset(p for p in docs if p))
     return app
 
 
-def _attach_refusal_model(settings: Settings, engine: SearchEngine) -> None:
+def _attach_refusal_model(artifact: Path, engine: SearchEngine) -> None:
     """The chatbot's refusal model from ``<artifact>/chat/refusal.json``; without one (an artifact
     built before it existed) it is trained on the first chat question, with a warning now."""
     from kg.chat.refusal import RefusalModel, attach_refusal_model
 
     try:
-        model = RefusalModel.load(settings.artifact_dir)
+        model = RefusalModel.load(artifact)
     except (OSError, ValueError, KeyError) as exc:
         log.warning("chat refusal model not loaded (%s): it is trained on the first question", exc)
         return
@@ -125,17 +165,20 @@ def _attach_refusal_model(settings: Settings, engine: SearchEngine) -> None:
     attach_refusal_model(engine, model)
 
 
-def _load_engine(settings: Settings, glossary: Glossary) -> tuple[SearchEngine | None, ArtifactError | None]:
+def _load_engine(
+    settings: Settings, glossary: Glossary, artifact: Path, *, with_chat: bool = True
+) -> tuple[SearchEngine | None, ArtifactError | None]:
     """The engine saved in ``<artifact>/search`` (warmed up), or the error that stopped it."""
     from embeddings import VectorIndexError
 
     try:
-        engine = SearchEngine.for_artifact(settings.artifact_dir, glossary.terms.values(), settings.encoder)
+        engine = SearchEngine.for_artifact(artifact, glossary.terms.values(), settings.encoder)
     except (GlossaryError, VectorIndexError, ValueError, OSError) as exc:
         message = exc.message if isinstance(exc, GlossaryError) else f"search index not loaded: {exc}"
         log.error("search engine not loaded: %s", message)
         return None, ArtifactError(message)
-    _attach_refusal_model(settings, engine)
+    if with_chat:
+        _attach_refusal_model(artifact, engine)
     if settings.warm_up:
         try:
             engine.search("warm up 预热", "hybrid", limit=1)  # loads the query encoder and jieba's caches

@@ -4,21 +4,31 @@ The session store (``settings.sessions``: memory, a SQLite file shared by the wo
 see :mod:`kg.chat.sessions`) and the optional LLM generator are created on first use from the
 app's settings and kept on ``app.state`` (``chat_sessions``, ``chat_generator``). Server-Sent
 Events are formatted here; the answers themselves come from :mod:`kg.chat`.
+
+The dependencies are coroutines: FastAPI runs a plain-def dependency in AnyIO's default thread
+pool, which belongs to the cheap routes (see :mod:`api.concurrency`); only the first request,
+which opens the session store, goes to a thread.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
 from collections.abc import Iterator
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import Depends, Request
 
+from api.concurrency import window_warning
 from api.settings import Settings
+from kg.chat import Answer, ConversationState, answer
 from kg.chat.generator import LLMGenerator
 from kg.chat.sessions import SessionStore, open_session_store
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
 
 _LOCK = threading.Lock()
 _UNSET = object()
@@ -66,8 +76,32 @@ def get_generator(request: Request) -> LLMGenerator | None:
     return gen  # type: ignore[return-value]
 
 
-SessionsDep = Annotated[SessionStore, Depends(get_sessions)]
-GeneratorDep = Annotated[LLMGenerator | None, Depends(get_generator)]
+async def _sessions(request: Request) -> SessionStore:
+    store: SessionStore | None = getattr(request.app.state, "chat_sessions", None)
+    if store is None:
+        store = await anyio.to_thread.run_sync(get_sessions, request)
+    return store
+
+
+async def _generator(request: Request) -> LLMGenerator | None:
+    gen = getattr(request.app.state, "chat_generator", _UNSET)
+    return get_generator(request) if gen is _UNSET else gen  # type: ignore[return-value]
+
+
+SessionsDep = Annotated[SessionStore, Depends(_sessions)]
+GeneratorDep = Annotated[LLMGenerator | None, Depends(_generator)]
+
+
+def answer_within_window(
+    glossary: Glossary, engine: SearchEngine, question: str, context: ConversationState | None = None
+) -> Answer:
+    """The chatbot's answer, with a warning when the encoder read only the start of *question*."""
+    result = answer(glossary, engine, question, context=context)
+    warning = window_warning(engine, question)
+    if warning is None:
+        return result
+    return dataclasses.replace(result, warnings=[*result.warnings, warning])
+
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 

@@ -2,12 +2,16 @@
 
 Typed domain errors (:class:`kg.errors.GlossaryError`) carry their own status and code and
 go through one handler; validation errors, HTTP errors (unknown route, wrong method) and
-unexpected exceptions are mapped to the same shape.
+unexpected exceptions are mapped to the same shape. Whatever a body echoes is made encodable
+first (:func:`json_safe`: no NaN, no lone surrogate), so an error answer never fails itself; the
+middleware in :mod:`api.middleware` answers in the same shape (413, 422 for JSON bodies holding
+NaN / Infinity or lone surrogates, 500, refused CORS preflights).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,16 +50,42 @@ def error_response(
 
 
 def json_safe(value: Any) -> Any:
-    """*value* with anything JSON cannot hold (exceptions, bytes, tuples…) turned into plain data."""
-    if value is None or isinstance(value, bool | int | float | str):
+    """*value* with anything JSON cannot hold (exceptions, bytes, tuples…) turned into plain data.
+
+    Non-finite floats become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and lone
+    surrogates their ``\\udXXX`` escape, so that an error body can always be encoded (strict
+    JSON, UTF-8) whatever input it echoes.
+    """
+    if value is None or isinstance(value, bool | int):
         return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NON_FINITE_NAMES[str(value)]
+    if isinstance(value, str):
+        return safe_text(value)
     if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {safe_text(str(k)): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [json_safe(v) for v in value]
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return str(value)
+
+
+_NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def safe_text(text: str) -> str:
+    """*text*, with any lone surrogate (which UTF-8 cannot encode) written as its ``\\udXXX`` escape."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def invalid_request_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The 422 body of a request that is not valid (the shape of :func:`validation_error_handler`)."""
+    return error_body("invalid_request", "the request is not valid", {"errors": errors})
 
 
 async def glossary_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -68,7 +98,7 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
     errors = [
         {k: v for k, v in err.items() if k in ("type", "loc", "msg", "input", "ctx")} for err in exc.errors()
     ]
-    return error_response(422, "invalid_request", "the request is not valid", {"errors": errors})
+    return JSONResponse(invalid_request_body(errors), status_code=422)
 
 
 # FastAPI answers 422 to a JSON body with a syntax error but 400 to one it cannot even decode
@@ -83,9 +113,13 @@ async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
         return error_response(422, "invalid_request", "the request is not valid", {"errors": [error]})
     code = HTTP_CODES.get(exc.status_code, "http_error")
     details: dict[str, Any] = {"path": request.url.path}
+    headers = dict(exc.headers or {})
     if exc.status_code == 405:
         details["method"] = request.method
-    return error_response(exc.status_code, code, str(exc.detail), details, headers=exc.headers)
+        allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+        if "GET" in allow and "HEAD" not in allow:  # HEAD is served wherever GET is (api.middleware)
+            headers["Allow"] = ", ".join([*allow, "HEAD"])
+    return error_response(exc.status_code, code, str(exc.detail), details, headers=headers or None)
 
 
 async def unhandled_error_handler(request: Request, exc: Exception) -> JSONResponse:

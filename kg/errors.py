@@ -28,6 +28,13 @@ class ArtifactError(GlossaryError):
     code = "artifact_unavailable"
 
 
+class BuildLocked(GlossaryError):
+    """Another build holds the artifact's lock (``<artifact>.d/.lock``) longer than the wait allowed."""
+
+    status = 409
+    code = "build_locked"
+
+
 class TermNotFound(GlossaryError):
     """No term has this id or name; ``details["suggestions"]`` lists the nearest ones."""
 

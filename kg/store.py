@@ -12,7 +12,6 @@ keeps its direction as edge data (``source``/``target``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,18 +66,23 @@ class Glossary:
     # --- loading ----------------------------------------------------------
     @classmethod
     def load(cls, artifact_dir: str | Path) -> Glossary:
-        """Load ``graph.json`` from an artifact directory written by ``glossary build``."""
-        path = Path(artifact_dir)
-        graph = path / "graph.json"
-        if not graph.exists():
-            raise ArtifactError(f"no graph.json in {path}: run `glossary build` first")
+        """Load ``graph.json`` from an artifact directory written by ``glossary build``.
+
+        A published artifact (a symlink to its current version) is resolved once: ``artifact_dir``
+        of the result is that version's directory, so that whatever else is loaded from it comes
+        from the same build. The graph must be whole and match its checksum in ``manifest.json``
+        (:func:`kg.verify.read_graph`); otherwise :class:`ArtifactError` names ``graph.json``
+        (relative, never an absolute path). The rest of the artifact is checked by
+        :func:`kg.verify.check_artifact`.
+        """
+        from kg.verify import read_graph, resolve_artifact
+
+        root = resolve_artifact(artifact_dir)
+        doc = read_graph(root)
         try:
-            doc = json.loads(graph.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ArtifactError(f"{graph} is unreadable: {exc}") from exc
-        if doc.get("format") != "glossary-kg":
-            raise ArtifactError(f"{graph} is not a glossary-kg graph")
-        return cls(doc, path)
+            return cls(doc, root)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # what the shape check missed
+            raise ArtifactError(f"graph.json: malformed ({type(exc).__name__}: {exc})") from None
 
     # --- by id --------------------------------------------------------------
     def get(self, term_id: str) -> Term:

@@ -6,16 +6,24 @@ from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import run_in_threadpool
 
-from api.chat_service import SSE_HEADERS, GeneratorDep, SessionsDep, chunks, sse, wants_stream
+from api.chat_service import (
+    SSE_HEADERS,
+    GeneratorDep,
+    SessionsDep,
+    answer_within_window,
+    chunks,
+    sse,
+    wants_stream,
+)
+from api.concurrency import BoundedRoute, Lane, get_lanes
 from api.deps import EngineDep, GlossaryDep
 from api.routes.ask import CHAT_ERRORS
 from api.schemas.chat import ChatRequest, ChatResponse, CitationOut
-from kg.chat import Answer, answer
+from kg.chat import Answer
 from kg.chat.generator import LLMGenerator
 
-router = APIRouter(prefix="/v1", tags=["chat"])
+router = APIRouter(prefix="/v1", tags=["chat"], route_class=BoundedRoute)
 
 _SSE_DOC = {
     "description": "With `stream: true` or `Accept: text/event-stream`: events `meta` (session, intent, "
@@ -43,20 +51,23 @@ async def chat(
 ) -> Response | ChatResponse:
     def turn() -> tuple[str, bool, Answer]:
         with sessions.session(body.session_id) as (sid, state, reset):
-            return sid, reset, answer(glossary, engine, body.message, context=state)
+            return sid, reset, answer_within_window(glossary, engine, body.message, context=state)
 
-    sid, reset, result = await run_in_threadpool(turn)
+    lanes = get_lanes(request)  # heavy work in its lane's threads (api/concurrency.py)
+    sid, reset, result = await lanes.for_text(body.message).run(turn)
     if not wants_stream(request, body.stream):
         if generator is not None:
-            result = await run_in_threadpool(generator.rewrite, result)
+            result = await lanes.llm.run(generator.rewrite, result)
         return ChatResponse.of(result, sid, reset)
     return StreamingResponse(
-        _events(result, sid, reset, generator), media_type="text/event-stream", headers=SSE_HEADERS
+        _events(result, sid, reset, generator, lanes.llm),
+        media_type="text/event-stream",
+        headers=SSE_HEADERS,
     )
 
 
 async def _events(
-    result: Answer, sid: str, reset: bool, generator: LLMGenerator | None
+    result: Answer, sid: str, reset: bool, generator: LLMGenerator | None, llm: Lane
 ) -> AsyncIterator[str]:
     yield sse(
         "meta",
@@ -70,7 +81,7 @@ async def _events(
         },
     )
     if generator is not None and result.grounded:
-        result = await run_in_threadpool(generator.rewrite, result)
+        result = await llm.run(generator.rewrite, result)
     for piece in chunks(result.answer):
         yield sse("delta", {"text": piece})
     yield sse("citations", {"citations": [CitationOut.of(c).model_dump() for c in result.citations]})

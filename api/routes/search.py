@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from starlette.concurrency import run_in_threadpool
 
+from api.concurrency import RETRY_AFTER, BoundedRoute, get_lanes, query_window
 from api.deps import EngineDep
-from api.schemas.common import ERROR_RESPONSES, Lang
+from api.schemas.common import ERROR_RESPONSES, MAX_OFFSET, ErrorResponse, Lang
 from api.schemas.search import SearchExplain, SearchHitOut, SearchModeName, SearchPage
+from kg.search.engine import SearchEngine, SearchResult
 from kg.search.snippets import snippet
 from kg.textnorm import lang_of
 
-router = APIRouter(prefix="/v1", tags=["search"])
+router = APIRouter(prefix="/v1", tags=["search"], route_class=BoundedRoute)
+
+_OVERLOADED: dict[int | str, dict[str, Any]] = {
+    503: {
+        "model": ErrorResponse,
+        "description": "Search index not loaded, or too many searches in progress (`overloaded`, with "
+        "a `Retry-After` header).",
+        "headers": RETRY_AFTER,
+    }
+}
 
 
-def _slots(request: Request) -> asyncio.Semaphore:
-    state = request.app.state
-    slots: asyncio.Semaphore | None = getattr(state, "search_slots", None)
-    if slots is None:
-        slots = state.search_slots = asyncio.Semaphore(state.settings.search_concurrency)
-    return slots
+def _search(engine: SearchEngine, q: str, mode: str, limit: int, offset: int) -> tuple[SearchResult, bool]:
+    """The engine's result, and whether the encoder read only the start of the query."""
+    res = engine.search(q, mode, limit, offset)
+    fit = None if mode == "lexical" else query_window(engine, q)
+    return res, fit is not None and fit.truncated
 
 
 @router.get(
@@ -30,7 +38,7 @@ def _slots(request: Request) -> asyncio.Semaphore:
     response_model=SearchPage,
     response_model_exclude_unset=True,  # `explain` appears only when asked for
     summary="Search terms",
-    responses=ERROR_RESPONSES,
+    responses={**ERROR_RESPONSES, **_OVERLOADED},
 )
 async def search(
     engine: EngineDep,
@@ -41,7 +49,8 @@ async def search(
             description=(
                 "Free text in either language: a name, an abbreviation with a typo, a question. "
                 "Empty or blank gives no results (see `reason`); the whole query string is limited "
-                "to `max_query_chars` (2,000 by default)."
+                "to `max_query_chars` (2,000 by default). The semantic stage reads at most the "
+                "encoder's window (512 tokens for e5): beyond it, `truncated` is true."
             ),
             examples=["張量並行", "how to reduce time to first token", "pagedattn"],
         ),
@@ -51,17 +60,17 @@ async def search(
         Query(description="`hybrid` (all stages), `semantic` (vectors only) or `lexical` (names + BM25)."),
     ] = "hybrid",
     limit: Annotated[int, Query(ge=1, le=50, description="Page size.")] = 10,
-    offset: Annotated[int, Query(ge=0, le=10_000, description="Results to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Results to skip.")] = 0,
     explain: Annotated[bool, Query(description="Include each stage's rank and contribution.")] = False,
     lang: Annotated[
         Lang | None, Query(description="Language of labels and snippets (default: the query's).")
     ] = None,
 ) -> SearchPage:
-    # The search runs in the thread pool (the encoder must not block the event loop), at most
-    # `search_concurrency` at a time: an asyncio semaphore queues the rest first come, first
-    # served, where dozens of threads would contend for the encoder's lock and the GIL.
-    async with _slots(request):
-        res = await run_in_threadpool(engine.search, q, mode, limit, offset)
+    # The search runs in a worker thread of its lane (the encoder must not block the event loop),
+    # `search_concurrency` at a time (long queries: `long_concurrency`), a bounded queue first
+    # come, first served, then 503 (api/concurrency.py): dozens of threads would only contend
+    # for the encoder's lock and the GIL, and the cheap routes keep AnyIO's default threads.
+    res, cut = await get_lanes(request).for_text(q).run(_search, engine, q, mode, limit, offset)
     out_lang = lang or lang_of(q)
     results = []
     for h in res.hits:
@@ -86,7 +95,7 @@ async def search(
         total=res.total,
         offset=offset,
         limit=limit,
-        truncated=res.truncated,
+        truncated=res.truncated or cut,
         reason=res.reason,
         took_ms=round(res.took_ms, 3),
         results=results,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from api.caching import cached_response
 from api.deps import GlossaryDep
-from api.schemas.common import ERROR_RESPONSES, DefinitionOut, Lang, TermSummary, term_fields
+from api.schemas.common import ERROR_RESPONSES, MAX_OFFSET, DefinitionOut, Lang, TermSummary, term_fields
 from api.schemas.terms import EdgeCounts, TermDetail, TermPage
 from kg.model import Term
 
@@ -26,7 +26,7 @@ def _has_lang(term: Term, lang: str) -> bool:
 async def list_terms(
     glossary: GlossaryDep,
     limit: Annotated[int, Query(ge=1, le=200, description="Page size.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Terms to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Terms to skip.")] = 0,
     category: Annotated[
         str | None, Query(max_length=100, description="Category id.", examples=["metrics"])
     ] = None,

@@ -9,6 +9,9 @@ from pydantic import BaseModel, Field
 from kg.model import Edge, Term
 
 Lang = Literal["en", "zh"]
+
+MAX_OFFSET = 10_000
+"""The one cap of every ``offset`` query parameter (pagination past it is refused with 422)."""
 EdgeTypeName = Literal["related_to", "confused_with"]
 
 

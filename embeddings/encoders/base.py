@@ -8,7 +8,10 @@ enforces it (and removes NaN/inf, which a quantised engine can emit on odd input
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
@@ -23,6 +26,9 @@ Progress: TypeAlias = bool | ProgressCallback
 """``False`` = silent, ``True`` = a tqdm bar on stderr, a callable = report to it."""
 
 DEFAULT_BATCH_SIZE = 64
+
+E5_MAX_TOKENS = 512
+"""The window of the e5 models: at most 512 tokens per input, ``<s>`` and ``</s>`` included."""
 
 
 @runtime_checkable
@@ -57,6 +63,108 @@ class Encoder(Protocol):
     ) -> FloatMatrix:
         """Embed passages (documents) in batches: float32 ``(n, dim)``, rows L2-normalised."""
         ...
+
+
+@dataclass(frozen=True)
+class FittedQuery:
+    """A query as the model sees it.
+
+    ``text`` is the query, or its longest prefix that fits the model's window (``truncated``);
+    ``tokens`` is what the model feeds for it, the ``query:`` prefix and specials included
+    (None when the backend cannot count tokens: then nothing is cut).
+    """
+
+    text: str
+    tokens: int | None
+    truncated: bool
+
+
+@runtime_checkable
+class WindowedEncoder(Protocol):
+    """An encoder that cuts queries to its window and says so (every bundled backend)."""
+
+    @property
+    def max_tokens(self) -> int:
+        """Longest input the model reads, in tokens (specials included)."""
+        ...
+
+    def fit_query(self, text: str) -> FittedQuery:
+        """*text* as :meth:`Encoder.encode_queries` will encode it."""
+        ...
+
+
+def fit_query(encoder: object, text: str) -> FittedQuery:
+    """*text* as *encoder* will encode it as a query: cut to its window when it has one."""
+    if isinstance(encoder, WindowedEncoder):
+        return encoder.fit_query(text)
+    return FittedQuery(text, None, False)
+
+
+def fit_to_window(text: str, count: Callable[[str], int], max_tokens: int) -> FittedQuery:
+    """The longest prefix of *text* whose token count (``count``, specials included) is at most
+    *max_tokens*, by bisection over the prefix length (about 12 counts for 2,000 characters).
+
+    Only prefixes that were counted are returned, so the result fits whatever the tokenizer
+    does. A cut inside a Latin word moves back to the space before it when that still fits.
+    """
+    total = count(text)
+    if total <= max_tokens:
+        return FittedQuery(text, total, False)
+    lo, lo_tokens, hi = 0, count(""), len(text)
+    # first probe where the average token size says the window ends, then bisect
+    probe = min(hi - 1, max(1, len(text) * max_tokens // total))
+    while hi - lo > 1:
+        tokens = count(text[:probe])
+        if tokens <= max_tokens:
+            lo, lo_tokens = probe, tokens
+        else:
+            hi = probe
+        probe = (lo + hi) // 2
+    cut = _word_start(text, lo)
+    if 0 < cut < lo:
+        tokens = count(text[:cut])
+        if tokens <= max_tokens:
+            lo, lo_tokens = cut, tokens
+    return FittedQuery(text[:lo], lo_tokens, True)
+
+
+def _word_start(text: str, cut: int, reach: int = 40) -> int:
+    """*cut* moved back to the space before the Latin word it falls in (within *reach*), and
+    before any white space it follows."""
+    if 0 < cut < len(text) and _latin(text[cut - 1]) and _latin(text[cut]):
+        space = text.rfind(" ", max(0, cut - reach), cut)
+        if space > 0:
+            cut = space
+    while cut > 0 and text[cut - 1].isspace():
+        cut -= 1
+    return cut
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+class FitCache:
+    """Recent :class:`FittedQuery` results by text (thread-safe): the API asks whether a query
+    was cut right after the engine encoded it, and counting a long query costs milliseconds."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._items: OrderedDict[str, FittedQuery] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, fit: Callable[[str], FittedQuery]) -> FittedQuery:
+        with self._lock:
+            found = self._items.get(text)
+            if found is not None:
+                self._items.move_to_end(text)
+                return found
+        result = fit(text)
+        with self._lock:
+            self._items[text] = result
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return result
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:

@@ -4,6 +4,10 @@ It maps words and character n-grams to signed buckets with a stable hash, so equ
 texts get equal vectors and texts sharing many n-grams get similar ones, but it
 knows nothing about meaning or translation. It exists to exercise the index layer
 quickly and reproducibly without loading any model.
+
+Like e5 it reads at most :data:`~embeddings.encoders.base.E5_MAX_TOKENS` tokens of a query
+(its tokens: each CJK character, each Latin word, each other symbol, plus two specials), so
+that tests see the same truncation as the real model.
 """
 
 from __future__ import annotations
@@ -16,15 +20,22 @@ import numpy as np
 
 from embeddings.encoders.base import (
     DEFAULT_BATCH_SIZE,
+    E5_MAX_TOKENS,
+    FittedQuery,
     FloatMatrix,
     Progress,
     check_texts,
     empty_embeddings,
     encode_in_batches,
     finalize_embeddings,
+    fit_to_window,
 )
 
 _WORD = re.compile(r"\w+")
+# the window's tokens: a CJK character, a run of other word characters, any other symbol
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]")
+_SPECIALS = 2
 
 
 class HashingEncoder:
@@ -53,6 +64,15 @@ class HashingEncoder:
         """Number of hash buckets."""
         return self._dim
 
+    @property
+    def max_tokens(self) -> int:
+        """The window of a query, in this encoder's tokens: 512, as e5's."""
+        return E5_MAX_TOKENS
+
+    def fit_query(self, text: str) -> FittedQuery:
+        """*text*, or its longest prefix of at most :attr:`max_tokens` tokens (specials included)."""
+        return fit_to_window(text, lambda t: _SPECIALS + len(_TOKEN.findall(t)), self.max_tokens)
+
     def _features(self, text: str) -> Iterator[str]:
         lowered = text.lower()
         for word in _WORD.findall(lowered):
@@ -77,11 +97,11 @@ class HashingEncoder:
         return np.stack([self._embed_one(t) for t in texts])
 
     def encode_queries(self, texts: Sequence[str]) -> FloatMatrix:
-        """Embed texts (identically to passages): float32 ``(n, dim)``, unit or zero rows."""
+        """Embed texts (as passages, but cut to the window): float32 ``(n, dim)``, unit or zero rows."""
         items = check_texts(texts)
         if not items:
             return empty_embeddings(self._dim)
-        return finalize_embeddings(self._embed(items), self._dim)
+        return finalize_embeddings(self._embed([self.fit_query(t).text for t in items]), self._dim)
 
     def encode_passages(
         self,

@@ -17,12 +17,16 @@ from typing import Any
 
 from embeddings.encoders.base import (
     DEFAULT_BATCH_SIZE,
+    E5_MAX_TOKENS,
+    FitCache,
+    FittedQuery,
     FloatMatrix,
     Progress,
     check_texts,
     empty_embeddings,
     encode_in_batches,
     finalize_embeddings,
+    fit_to_window,
 )
 
 E5_QUERY_PREFIX = "query: "
@@ -95,6 +99,7 @@ class SentenceTransformerEncoder:
         # Guards lazy loading and encoding: Hugging Face fast tokenizers raise
         # "Already borrowed" when one instance is used from several threads at once.
         self._lock = threading.Lock()
+        self._fits = FitCache()
 
     @property
     def id(self) -> str:
@@ -116,6 +121,32 @@ class SentenceTransformerEncoder:
             self._get_model()
             assert self._dim is not None
             return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        """The model's window (``max_seq_length``: 512 for e5, 256 for MiniLM); loads the model."""
+        with self._lock:
+            return self._window(self._get_model())
+
+    @staticmethod
+    def _window(model: Any) -> int:
+        window = int(getattr(model, "max_seq_length", 0) or getattr(model.tokenizer, "model_max_length", 0))
+        return window if 0 < window < 1_000_000 else E5_MAX_TOKENS
+
+    def fit_query(self, text: str) -> FittedQuery:
+        """*text*, or its longest prefix whose tokens (query prefix and specials included) fit the
+        window: sentence-transformers would cut the tokens anyway; this says so."""
+        return self._fits.get(text, self._fit)
+
+    def _fit(self, text: str) -> FittedQuery:
+        with self._lock:
+            model = self._get_model()
+            tokenizer = model.tokenizer
+
+            def count(t: str) -> int:
+                return len(tokenizer(self.query_prefix + t, add_special_tokens=True)["input_ids"])
+
+            return fit_to_window(text, count, self._window(model))
 
     def _get_model(self) -> Any:
         # Caller holds self._lock.
@@ -151,11 +182,13 @@ class SentenceTransformerEncoder:
             )
 
     def encode_queries(self, texts: Sequence[str]) -> FloatMatrix:
-        """Embed raw query texts (the query prefix is added here): float32 ``(n, dim)``."""
+        """Embed raw query texts (the query prefix is added here), each cut to the window:
+        float32 ``(n, dim)``."""
         items = check_texts(texts)
         if not items:
             return empty_embeddings(self.dim)
-        return finalize_embeddings(self._run(items, self.query_prefix, DEFAULT_BATCH_SIZE), self.dim)
+        fitted = [self.fit_query(t).text for t in items]
+        return finalize_embeddings(self._run(fitted, self.query_prefix, DEFAULT_BATCH_SIZE), self.dim)
 
     def encode_passages(
         self,

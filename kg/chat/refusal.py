@@ -327,10 +327,69 @@ def _threshold(probs: np.ndarray, labels: np.ndarray) -> float:
     return float(min(0.95, max(0.05, neg[k] + 1e-6)))
 
 
+def _cache_key(glossary: Glossary, engine: SearchEngine) -> str | None:
+    """What determines a fit on the packaged data: the training file, the code that computes the
+    features (kg/chat, kg/search, embeddings), the graph's names and texts and the encoder (None
+    without a dense stage)."""
+    import hashlib
+
+    if engine.dense is None:
+        return None
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parents[2]
+    code = sorted(p for d in ("kg/chat", "kg/search", "embeddings") for p in (root / d).rglob("*.py"))
+    for part in (TRAINING_DATA.read_bytes(), engine.dense.spec.encode(), *(p.read_bytes() for p in code)):
+        h.update(hashlib.sha256(part).digest())
+    for tid in sorted(glossary.terms):
+        term = glossary.terms[tid]
+        h.update(
+            json.dumps(
+                [tid, term.all_names(), [d.text for d in term.definitions]], ensure_ascii=False
+            ).encode()
+        )
+    return h.hexdigest()[:32]
+
+
+def _cache_dir() -> Path:
+    import tempfile
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        tempfile.gettempdir(), f"glossary-kg-{os.getuid()}"
+    )
+    return Path(base) / "glossary-kg" / "refusal"
+
+
 def fit_refusal_model(
     glossary: Glossary, engine: SearchEngine, examples: Sequence[tuple[str, bool]] | None = None
 ) -> RefusalModel:
-    """Train on *examples* (default: the packaged training file) with this engine's features."""
+    """Train on *examples* (default: the packaged training file) with this engine's features.
+
+    The fit is deterministic, so a fit on the packaged data is cached (keyed by the data, this
+    code, the graph and the encoder): rebuilding the same corpus does not train again.
+    """
+    key = _cache_key(glossary, engine) if examples is None else None
+    if key is not None:
+        cached = _cache_dir() / f"{key}.json"
+        try:
+            return RefusalModel.from_dict(json.loads(cached.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError):
+            pass
+    model = _fit(glossary, engine, examples)
+    if key is not None:
+        try:
+            path = _cache_dir()
+            path.mkdir(parents=True, exist_ok=True)
+            tmp = path / f".{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(model.to_dict()), encoding="utf-8")
+            os.replace(tmp, path / f"{key}.json")
+        except OSError:  # a read-only cache is no reason to fail a build
+            pass
+    return model
+
+
+def _fit(
+    glossary: Glossary, engine: SearchEngine, examples: Sequence[tuple[str, bool]] | None = None
+) -> RefusalModel:
     try:
         from sklearn.linear_model import LogisticRegression
         from sklearn.model_selection import StratifiedKFold, cross_val_predict

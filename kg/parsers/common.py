@@ -36,7 +36,10 @@ CONTACT_LABELS = re.compile(
     r"contact|phone|tel|mobile|e-?mail|wechat|address|fax)\s*[:：]?\s*",
     re.IGNORECASE,
 )
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+# An e-mail address is found from its "@" (see has_email): searching for the whole address
+# pattern from every position was quadratic on long lines without one (100k characters: 63 s).
+EMAIL_LOCAL_CHAR = re.compile(r"[\w.+-]")
+EMAIL_DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"(?<![\w.])(\+?\d[\d\s\-()]{6,}\d)(?![\w.])")
 URL = re.compile(r"https?://\S+")
 # "PyTorch 2.x", "v2": a version qualifier in a gloss, not another name of the term.
@@ -63,9 +66,52 @@ def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
         yield i, raw.replace("\u3000", " ").strip()
 
 
+def has_email(line: str) -> bool:
+    """True when *line* holds ``local@domain.tld``: an "@" with an address character before it
+    and a dotted domain after it.
+
+    Linear in the line's length: each "@" is looked at once, and the domain match after it
+    stops at the first character that cannot be part of a domain (another "@" included).
+    """
+    at = line.find("@")
+    while at != -1:
+        if at > 0 and EMAIL_LOCAL_CHAR.match(line, at - 1) and EMAIL_DOMAIN.match(line, at + 1):
+            return True
+        at = line.find("@", at + 1)
+    return False
+
+
 def is_personal_data(line: str) -> bool:
     """True for a line holding an e-mail address or a phone number."""
-    return bool(EMAIL.search(line) or PHONE.search(line))
+    return has_email(line) or bool(PHONE.search(line))
+
+
+# Terminal escape sequences (CSI "ESC [ … m", its one-byte form 0x9B, OSC "ESC ] … BEL" and
+# two-character escapes) and the control characters left after them: NUL, C0 controls other
+# than tab / line feed / carriage return, DEL and the C1 controls. None belongs in a glossary,
+# and any of them could reach a terminal or a web page through a definition.
+_CONTROL = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC, to BEL / ST (or the line's end)
+    r"|\x1b[@-Z\\-_]"  # two-character escapes
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+
+
+def strip_control(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """*text* without NUL, terminal escape sequences and other control characters, and the
+    ``(1-based line, characters removed)`` of every line that had some. Lines are counted at
+    ``\\n``, so a removed form feed or vertical tab never shifts the numbering."""
+    if not _CONTROL.search(text):
+        return text, []
+    out: list[str] = []
+    changed: list[tuple[int, int]] = []
+    for i, line in enumerate(text.split("\n"), start=1):
+        cleaned = _CONTROL.sub("", line)
+        if len(cleaned) != len(line):
+            changed.append((i, len(line) - len(cleaned)))
+        out.append(cleaned)
+    return "\n".join(out), changed
 
 
 def strip_contact_blocks(

@@ -98,17 +98,19 @@ def test_chat_streams_an_answer_with_cited_term_links(page: Any) -> None:
     # a follow-up with a pronoun, then open a cited term from the answer
     page.fill("#chat-input", "那它和 TPOT 有什么区别？")
     page.press("#chat-input", "Enter")
-    page.wait_for_function("document.querySelectorAll('.msg.bot[data-state=\"done\"]').length >= 2")
+    page.wait_for_function("() => document.querySelectorAll('.msg.bot[data-state=\"done\"]').length >= 2")
     bot = page.locator(".msg.bot").last
     link = bot.locator('a.term-link[data-term="time-per-output-token"]').first
     link.click()
-    page.wait_for_function("document.querySelector('#term h2')?.textContent.includes('单 token 输出时间')")
+    page.wait_for_function(
+        "() => document.querySelector('#term h2')?.textContent.includes('单 token 输出时间')"
+    )
     page.screenshot(path=str(ARTIFACTS / "04-follow-up-and-term.png"), full_page=True)
 
     # an out-of-domain question is refused, with nearest terms as links
     page.fill("#chat-input", "今天上海天气怎么样？")
     page.press("#chat-input", "Enter")
-    page.wait_for_function("document.querySelectorAll('.msg.bot[data-state=\"done\"]').length >= 3")
+    page.wait_for_function("() => document.querySelectorAll('.msg.bot[data-state=\"done\"]').length >= 3")
     refusal = page.locator(".msg.bot").last
     assert "refusal" in (refusal.get_attribute("class") or "")
     assert refusal.locator(".cites").count() == 0 and refusal.locator("a.term-link").count() >= 1

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -50,21 +51,43 @@ def test_readyz_503_without_artifact(make_client: Any, assert_error: Any, tmp_pa
     assert_error(client.get("/v1/terms"), 503, "artifact_unavailable")
 
 
-def test_lifespan_loads_artifact_dir(graph_doc: dict[str, Any], tmp_path: Path) -> None:
-    (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
-    app = create_app(Settings(artifact_dir=tmp_path))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: Any) -> Any:
+    """The bundled corpus's graph, built once (as `glossary build` does before writing)."""
+    from kg.build import build_graph
+
+    return build_graph()
+
+
+def _artifact(built: Any, out: Path, engine: Any = None) -> Path:
+    """An artifact as `glossary build` writes it (checksummed manifest), with the search index
+    of *engine* when given."""
+    from kg.build import write_artifact
+
+    extra = {"search": lambda tmp: engine.save(tmp / "search")} if engine is not None else None
+    return write_artifact(built, out, extra=extra)
+
+
+def test_lifespan_loads_artifact_dir(built: Any, graph_doc: dict[str, Any], tmp_path: Path) -> None:
+    art = _artifact(built, tmp_path / "artifact")
+    app = create_app(Settings(artifact_dir=art))
     with TestClient(app) as client:
         assert client.get("/readyz").json()["terms"] == len(graph_doc["nodes"])
         assert client.get("/v1/terms/vllm").status_code == 200
 
 
-def test_lifespan_loads_search_index(
-    glossary: Any, engine: Any, graph_doc: dict[str, Any], tmp_path: Path
-) -> None:
-    """graph.json + search/ (as `glossary build` writes them) → both loaded, engine warmed up."""
+def test_lifespan_refuses_a_graph_without_a_manifest(graph_doc: dict[str, Any], tmp_path: Path) -> None:
+    """A hand-made graph.json (no checksummed manifest) is not served as ready (issue 10)."""
     (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
-    engine.save(tmp_path / "search")
     with TestClient(create_app(Settings(artifact_dir=tmp_path))) as client:
+        assert client.get("/readyz").status_code == 503
+        assert "manifest.json" in client.get("/readyz").json()["error"]["message"]
+
+
+def test_lifespan_loads_search_index(built: Any, engine: Any, tmp_path: Path) -> None:
+    """graph.json + search/ (as `glossary build` writes them) → both loaded, engine warmed up."""
+    art = _artifact(built, tmp_path / "artifact", engine)
+    with TestClient(create_app(Settings(artifact_dir=art))) as client:
         body = client.get("/readyz").json()
         assert body["status"] == "ready"
         assert body["search"] == {"loaded": True, "dense": True, "encoder": "hash:64", "error": None}
@@ -72,15 +95,13 @@ def test_lifespan_loads_search_index(
         assert hits[0]["id"] == "tensor-parallelism"
 
 
-def test_lifespan_encoder_mismatch_is_degraded(
-    engine: Any, graph_doc: dict[str, Any], tmp_path: Path
-) -> None:
-    (tmp_path / "graph.json").write_text(json.dumps(graph_doc, ensure_ascii=False), encoding="utf-8")
-    engine.save(tmp_path / "search")
-    with TestClient(create_app(Settings(artifact_dir=tmp_path, encoder="hash:32"))) as client:
+def test_lifespan_encoder_mismatch_is_degraded(built: Any, engine: Any, tmp_path: Path) -> None:
+    art = _artifact(built, tmp_path / "artifact", engine)
+    with TestClient(create_app(Settings(artifact_dir=art, encoder="hash:32"))) as client:
         body = client.get("/readyz").json()
         assert body["status"] == "degraded"
         assert "encoder" in body["search"]["error"]
+        assert str(tmp_path) not in body["search"]["error"]  # paths relative to the artifact only
         assert client.get("/v1/search", params={"q": "ttft"}).status_code == 503
 
 

@@ -4,6 +4,13 @@ Every operation gets generated requests, valid and invalid (bounded: 25 examples
 and phase, derandomized so a run is repeatable). No response may be a server error (5xx), and
 every response must match the schema documented for its status code and content type.
 
+A second run draws its strings from all of Unicode (``codec=None``: astral characters, NUL,
+combining marks, right-to-left text…) and, where an operation takes a JSON body, puts one hostile
+value into the generated body: ``NaN``, ``Infinity``, ``-Infinity`` (which Python's JSON parser
+accepts) or a lone surrogate escape (``"\\ud800"``). Schemathesis itself generates neither
+(its floats are finite, and it leaves out surrogates, category Cs, even with ``codec=None``), so a
+``flatmap_body`` hook adds them and sends the body as those bytes. Every such body must get 422.
+
 The app is created at import (schemathesis reads its OpenAPI then; that needs no data) and gets
 the real graph and a real engine (hashing encoder, for speed) from a fixture before any request.
 ``schemathesis.pytest.from_fixture`` would avoid that but does not work with pytest 9.
@@ -11,6 +18,8 @@ the real graph and a real engine (hashing encoder, for speed) from a fixture bef
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +27,7 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -34,6 +44,14 @@ CHECKS = [not_a_server_error, response_schema_conformance, status_code_conforman
 
 app = create_app(Settings(artifact_dir=Path(__file__).parent / "no-such-artifact", sessions="memory"))
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+unicode_schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+unicode_schema.config.generation.codec = None  # any code point (schemathesis still omits surrogates)
+SETTINGS = settings(
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 
 
 @pytest.fixture(autouse=True)
@@ -44,11 +62,64 @@ def _loaded(glossary: Glossary, engine: SearchEngine) -> Iterator[None]:
 
 
 @schema.parametrize()
-@settings(
-    max_examples=25,
-    derandomize=True,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
-)
+@SETTINGS
 def test_openapi_conformance(case: Any) -> None:
     case.call_and_validate(checks=CHECKS)
+
+
+# Values Python's JSON parser reads but JSON cannot hold: each must be refused (422), never a 500.
+HOSTILE_VALUES: list[Any] = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    "\ud800",
+    "a\udfffb",
+    "什么是\ud83d TTFT",
+    {"\udc00": 1},
+]
+
+
+def _positions(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every place in a JSON value: the value itself, then its members, depth first."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _positions(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _positions(item, (*path, i))
+
+
+def _put(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    copy: Any = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = _put(copy[path[0]], path[1:], new)
+    return copy
+
+
+class HostileBody(bytes):
+    """A body this hook made (schemathesis sends some raw bytes bodies of its own)."""
+
+
+def flatmap_body(ctx: Any, body: Any) -> Any:
+    """The generated JSON body with one value replaced by a hostile one, as the bytes of Python's
+    ``json.dumps`` (``NaN`` / ``Infinity`` literals, ``\\ud800`` escapes)."""
+    if isinstance(body, bytes | str) or not isinstance(body, dict | list | int | float | bool | None):
+        return st.just(body)
+    return st.tuples(st.sampled_from(list(_positions(body))), st.sampled_from(HOSTILE_VALUES)).map(
+        lambda pv: HostileBody(json.dumps(_put(body, pv[0], pv[1])).encode("ascii"))
+    )
+
+
+@unicode_schema.hooks.apply(flatmap_body)
+@unicode_schema.parametrize()
+@SETTINGS
+def test_openapi_unicode_and_hostile_json(case: Any) -> None:
+    response = case.call_and_validate(checks=CHECKS)
+    if isinstance(case.body, HostileBody):
+        assert response.status_code == 422, (case.body, response.text[:300])
+        assert response.json()["error"]["details"]["errors"][0]["type"] in (
+            "json_non_finite_number",
+            "json_lone_surrogate",
+        )

@@ -223,3 +223,43 @@ def test_txtai_own_api_serves_the_same_passages(tiny_artifact: Path) -> None:
     kind, startup, rows = txtai_rows(tiny_artifact, 1, ["what is PUE", "功耗"], 0.5, 2, 0.0, False)
     assert kind.startswith("txtai's own API") and startup > 0
     assert rows and all(r.requests > 0 and r.errors == 0 for r in rows)
+
+
+def test_serve_passes_the_uvicorn_limits(recorded: dict[str, Any], tmp_path: Path, monkeypatch: Any) -> None:
+    """Idle keep-alive connections, header size and connections per worker are bounded, with the
+    defaults documented in api.settings.Settings, overridable by GLOSSARY_* variables."""
+    from api.settings import Settings
+
+    names = (
+        "GLOSSARY_TIMEOUT_KEEP_ALIVE",
+        "GLOSSARY_H11_MAX_INCOMPLETE_EVENT_SIZE",
+        "GLOSSARY_LIMIT_CONCURRENCY",
+    )
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    art = _fake_artifact(tmp_path / "art")
+    runner = CliRunner()
+    assert runner.invoke(app, ["serve", "--artifact", str(art)]).exit_code == 0
+    run = recorded["run"]
+    assert (run["timeout_keep_alive"], run["h11_max_incomplete_event_size"], run["limit_concurrency"]) == (
+        5,
+        32768,
+        1024,
+    )
+    defaults = Settings.model_fields
+    assert run["timeout_keep_alive"] == defaults["timeout_keep_alive"].default
+    assert run["h11_max_incomplete_event_size"] == defaults["h11_max_incomplete_event_size"].default
+    assert run["limit_concurrency"] == defaults["limit_concurrency"].default
+    for name, value in zip(names, ("2", "65536", "64"), strict=True):
+        monkeypatch.setenv(name, value)
+    assert runner.invoke(app, ["serve", "--artifact", str(art)]).exit_code == 0
+    run = recorded["run"]
+    assert (run["timeout_keep_alive"], run["h11_max_incomplete_event_size"], run["limit_concurrency"]) == (
+        2,
+        65536,
+        64,
+    )
+    del recorded["run"]
+    monkeypatch.setenv("GLOSSARY_LIMIT_CONCURRENCY", "0")  # refused before any worker starts
+    bad = runner.invoke(app, ["serve", "--artifact", str(art)])
+    assert bad.exit_code == 2 and "run" not in recorded and "limit_concurrency" in bad.output

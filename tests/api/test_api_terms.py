@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from api.schemas.common import MAX_OFFSET
+
 
 def test_list_default_page(client: TestClient, graph_doc: dict[str, Any]) -> None:
     body = client.get("/v1/terms").json()
@@ -26,7 +28,7 @@ def test_list_pages_do_not_overlap(client: TestClient) -> None:
 
 
 def test_list_offset_past_end_is_empty(client: TestClient) -> None:
-    body = client.get("/v1/terms", params={"offset": 100000}).json()
+    body = client.get("/v1/terms", params={"offset": MAX_OFFSET}).json()  # the cap: 422 past it
     assert body["items"] == [] and body["total"] > 0
 
 
