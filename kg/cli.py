@@ -473,7 +473,7 @@ def bench_sse(artifact: Path = ArtifactOpt, data: Path = ChatDataOpt, out: Path 
     """Time to the first streamed event of POST /v1/chat over HTTP on loopback (target <= 100 ms)."""
     from kg.bench.sse_latency import run
 
-    res = run(data, artifact, out, f"glossary bench-sse --out {out}")
+    res = run(data, artifact, out, f"glossary bench-sse --data {data} --out {out}")
     print(json.dumps(res, indent=1, ensure_ascii=False))
 
 
