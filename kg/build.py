@@ -132,20 +132,25 @@ MANIFEST_KEYS = {
 MANIFEST_REQUIRED = ("id", "file", "title", "description", "language", "parser")
 
 
-def _read_json(path: Path) -> tuple[Any, dict[tuple[str | int, ...], int]]:
-    """The parsed document and the line of each of its values; SourceError when unreadable."""
+def _read_utf8(path: Path, missing: str, kind: str) -> tuple[bytes, str]:
+    """The bytes and UTF-8 text of an input file; SourceError naming the file and line otherwise."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
-        raise SourceError(str(path), 1, "not found") from exc
+        raise SourceError(str(path), 1, missing) from exc
     except IsADirectoryError as exc:
-        raise SourceError(str(path), 1, "is a directory, not a JSON file") from exc
+        raise SourceError(str(path), 1, f"is a directory, not {kind}") from exc
     except OSError as exc:
         raise SourceError(str(path), 1, f"unreadable: {exc.strerror}") from exc
     try:
-        text = raw.decode("utf-8")
+        return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SourceError(str(path), raw[: exc.start].count(b"\n") + 1, "not valid UTF-8") from exc
+
+
+def _read_json(path: Path) -> tuple[Any, dict[tuple[str | int, ...], int]]:
+    """The parsed document and the line of each of its values; SourceError when unreadable."""
+    _, text = _read_utf8(path, "not found", "a JSON file")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -317,18 +322,7 @@ def read_source(corpus_dir: Path, info: SourceInfo, warnings: list[dict[str, Any
     """The text of one source: UTF-8, not empty, lines under :data:`MAX_LINE_CHARS`; NUL and
     terminal escape characters are stripped, each stripped line noted in *warnings*."""
     path = corpus_dir / info.file
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise SourceError(str(path), 1, "source file not found") from exc
-    except IsADirectoryError as exc:
-        raise SourceError(str(path), 1, "is a directory, not a source file") from exc
-    except OSError as exc:
-        raise SourceError(str(path), 1, f"unreadable: {exc.strerror}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SourceError(str(path), raw[: exc.start].count(b"\n") + 1, "not valid UTF-8") from exc
+    raw, text = _read_utf8(path, "source file not found", "a source file")
     if not text.strip():
         raise SourceError(str(path), 1, "empty source file")
     info.sha256 = hashlib.sha256(raw).hexdigest()

@@ -7,23 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.chat.model import Answer, Citation
+from kg.chat.model import Answer, Citation, Intent
 
 MAX_MESSAGE_CHARS = 1000
 MAX_SESSION_ID_CHARS = 100
 MAX_OPENAI_MESSAGES = 50
 
-IntentName = Literal[
-    "definition",
-    "comparison",
-    "relation",
-    "howto_why",
-    "abbreviation",
-    "listing",
-    "which",
-    "out_of_domain",
-    "unknown",
-]
+IntentName = Intent  # one list of intents: kg.chat.model.Intent
 
 
 class EdgeRefOut(BaseModel):

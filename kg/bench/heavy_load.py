@@ -53,14 +53,11 @@ from kg.bench.http_load import (
     Row,
     _get,
     _run_async,
-    check_loopback,
-    free_port,
     percentile,
     render_table,
-    running,
-    serve_command,
+    serve_settings,
+    target_server,
 )
-from kg.defaults import DEFAULT_ARTIFACT, SERVE_WORKERS
 
 DEFAULT_QUERIES = tuple(
     Path("tests/data") / f"{name}.jsonl"
@@ -474,19 +471,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m kg.bench.heav
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     args = parse_args(argv, prog)
     load_before = os.getloadavg()
-    workers = args.workers or SERVE_WORKERS
-    artifact = args.artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
+    workers, _ = serve_settings(args)
     with contextlib.ExitStack() as stack:
         server: dict[str, Any]
-        if args.base_url:
-            check_loopback(args.base_url)
-            base = args.base_url.rstrip("/")
+        base, startup = target_server(args, stack)
+        if startup is None:
             server = {"started_by_benchmark": False, "base_url": base}
         else:
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
-            print(f"starting glossary serve on {base} with {workers} workers…", file=sys.stderr)
-            startup = stack.enter_context(running(serve_command(port, workers, artifact), base + "/readyz"))
             server = {"started_by_benchmark": True, "workers": workers, "time_to_ready_s": round(startup, 2)}
         ready = httpx.get(base + "/readyz", timeout=10).json()
         server.update(terms=ready.get("terms"), search=ready.get("search"))

@@ -340,6 +340,25 @@ def serve_command(port: int, workers: int, artifact: Path | None) -> list[str]:
     return [*cmd, "--artifact", str(artifact)] if artifact else cmd
 
 
+def serve_settings(args: argparse.Namespace) -> tuple[int, Path]:
+    """Workers and artifact of the `glossary serve` a benchmark starts (its options, else the defaults)."""
+    workers = args.workers or SERVE_WORKERS
+    return workers, args.artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
+
+
+def target_server(args: argparse.Namespace, stack: contextlib.ExitStack) -> tuple[str, float | None]:
+    """The server a benchmark measures: ``--base-url`` (loopback only), else `glossary serve` started
+    here for the life of *stack*; ``(base URL, seconds to ready or None)``."""
+    if args.base_url:
+        check_loopback(args.base_url)
+        return args.base_url.rstrip("/"), None
+    workers, artifact = serve_settings(args)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    print(f"starting glossary serve on {base} with {workers} workers…", file=sys.stderr)
+    return base, stack.enter_context(running(serve_command(port, workers, artifact), base + "/readyz"))
+
+
 def time_to_ready(workers: int, artifact: Path | None, runs: int) -> list[float]:
     """Seconds from starting `glossary serve` to the first 200 from /readyz, *runs* times."""
     out = []
@@ -541,19 +560,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m kg.bench.http
     args = parse_args(argv, prog)
 
     load_before = os.getloadavg()  # other work on the machine skews every figure: record it
-    workers = args.workers or SERVE_WORKERS
-    artifact = args.artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
+    workers, artifact = serve_settings(args)
     with contextlib.ExitStack() as stack:
         server: dict[str, Any]
-        if args.base_url:
-            check_loopback(args.base_url)
-            base = args.base_url.rstrip("/")
+        base, startup = target_server(args, stack)
+        if startup is None:
             server = {"started_by_benchmark": False, "base_url": base}
         else:
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
-            print(f"starting glossary serve on {base} with {workers} workers…", file=sys.stderr)
-            startup = stack.enter_context(running(serve_command(port, workers, artifact), base + "/readyz"))
             starts = [startup, *time_to_ready(workers, artifact, args.startup_runs)]
             server = {
                 "started_by_benchmark": True,
