@@ -172,4 +172,13 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
                 doc, name, render(json.loads(path.read_text(encoding="utf-8"))), title="Benchmarks"
             )
             written.append(name)
+    heavy = bench_dir / "heavy.json"
+    reliability = doc.parent / "RELIABILITY.md"
+    if heavy.exists() and reliability.exists():
+        # the fault-and-load figures also stand in docs/RELIABILITY.md, beside the guarantees
+        text = render_heavy(json.loads(heavy.read_text(encoding="utf-8")))
+        replace_section(
+            reliability, "heavy", text.replace("## Heavy requests", "## Measured: heavy requests", 1)
+        )
+        written.append("heavy (RELIABILITY.md)")
     return written
