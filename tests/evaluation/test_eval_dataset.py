@@ -94,3 +94,21 @@ def test_held_out_set_is_disjoint_from_the_dev_set(dataset_path: Path) -> None:
     assert not {x.query for x in dev} & {x.query for x in held}
     dev_gold = {g.lower() for x in dev for g in x.gold}
     assert not {x.gold[0].lower() for x in held} & dev_gold
+
+
+def test_blind_sets_for_later_issues_are_well_formed() -> None:
+    """The retrieval test split (issue 14) and the contrast pairs (issue 11) parse, with unique ids."""
+    import json
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    queries = [
+        json.loads(line) for line in (data / "retrieval_test.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(queries) >= 300 and len({q["id"] for q in queries}) == len(queries)
+    assert all(q["gold"] and q["query"] and q["lang"] in ("zh", "en") for q in queries)
+    pairs = [
+        json.loads(line) for line in (data / "contrast_pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len({p["id"] for p in pairs}) == len(pairs)
+    assert sum(p["label"] == "contrast" for p in pairs) >= 80
+    assert sum(p["label"] == "not_contrast" for p in pairs) >= 40
