@@ -149,15 +149,6 @@ def test_default_sessions_setting(tmp_path: Path, monkeypatch: Any, make_client:
 # --- end to end: separate server processes -------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def hash_artifact(tmp_path_factory: Any) -> Path:
-    """`glossary build --encoder hash:64` of the real corpus (a few seconds)."""
-    out = tmp_path_factory.mktemp("chat-artifact") / "artifact"
-    cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=REPO)
-    return out
-
-
 def _server_env(artifact: Path, sessions: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GLOSSARY_")}
     env["GLOSSARY_ARTIFACT_DIR"] = str(artifact)

@@ -3,10 +3,7 @@ in-process pipeline does, and never forgets a conversation (shared SQLite sessio
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,16 +16,9 @@ from kg.store import Glossary
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def artifact(tmp_path_factory: Any) -> Path:
-    out = tmp_path_factory.mktemp("http-eval") / "artifact"
-    cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=REPO)
-    return out
-
-
 @pytest.mark.slow
-def test_http_replay_matches_in_process(artifact: Path) -> None:
+def test_http_replay_matches_in_process(hash_artifact: Path) -> None:
+    artifact = hash_artifact
     assert (artifact / "chat" / "refusal.json").is_file()  # `glossary build` trains it
     convs = load_conversations(REPO / "tests" / "data" / "chat_eval.jsonl")[:12]
     g = Glossary.load(artifact)

@@ -66,3 +66,28 @@ class SessionLocks:
     def __len__(self) -> int:
         with self._guard:
             return len(self._locks)
+
+
+class SavedSessions:
+    """What the SQLite and Redis stores share: a turn loads the state, runs under this process's
+    lock for that session, and saves the state when the block ends without an error."""
+
+    _locks: SessionLocks
+
+    def _acquire(self, session_id: str | None) -> tuple[str, ConversationState, bool]:
+        raise NotImplementedError
+
+    def _save(self, session_id: str, state: ConversationState) -> None:
+        raise NotImplementedError
+
+    def open(self, session_id: str | None) -> tuple[str, ConversationState, bool]:
+        """``(session id, state, reset)``; the state is a copy: change it inside :meth:`session`."""
+        return self._acquire(session_id)
+
+    @contextmanager
+    def session(self, session_id: str | None) -> Iterator[tuple[str, ConversationState, bool]]:
+        """Load the session, hold its lock (this process) while the block runs, save it after."""
+        with self._locks.hold(session_id):
+            sid, state, reset = self._acquire(session_id)
+            yield sid, state, reset
+            self._save(sid, state)

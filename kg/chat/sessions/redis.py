@@ -24,6 +24,7 @@ from typing import Any
 
 from kg.chat.model import ConversationState
 from kg.chat.sessions._common import (
+    SavedSessions,
     SessionLocks,
     check_limits,
     decode_state,
@@ -84,7 +85,7 @@ return 0
 """
 
 
-class RedisSessionStore:
+class RedisSessionStore(SavedSessions):
     """Conversations by id on the Redis server at *url* (``redis://host:port/db``)."""
 
     def __init__(
@@ -199,18 +200,6 @@ class RedisSessionStore:
             pipe.exists(self._key(session_id))
             score, exists = pipe.execute()
         return bool(exists) and score is not None and float(score) > self._clock() - self.ttl
-
-    def open(self, session_id: str | None) -> tuple[str, ConversationState, bool]:
-        """``(session id, state, reset)``; the state is a copy: change it inside :meth:`session`."""
-        return self._acquire(session_id)
-
-    @contextmanager
-    def session(self, session_id: str | None) -> Iterator[tuple[str, ConversationState, bool]]:
-        """Load the session, hold its lock (this process) while the block runs, save it after."""
-        with self._locks.hold(session_id):
-            sid, state, reset = self._acquire(session_id)
-            yield sid, state, reset
-            self._save(sid, state)
 
     def drop(self, session_id: str) -> bool:
         with self._unavailable():

@@ -30,6 +30,7 @@ from typing import Any
 
 from kg.chat.model import ConversationState
 from kg.chat.sessions._common import (
+    SavedSessions,
     SessionLocks,
     check_limits,
     decode_state,
@@ -52,7 +53,7 @@ CREATE INDEX IF NOT EXISTS sessions_seq ON sessions (seq);
 """
 
 
-class SqliteSessionStore:
+class SqliteSessionStore(SavedSessions):
     """Conversations by id in the SQLite file *path* (created, mode 0600, when missing)."""
 
     def __init__(
@@ -204,18 +205,6 @@ class SqliteSessionStore:
             "SELECT 1 FROM sessions WHERE id = ? AND last_seen > ?", (session_id, self._clock() - self.ttl)
         )
         return row is not None
-
-    def open(self, session_id: str | None) -> tuple[str, ConversationState, bool]:
-        """``(session id, state, reset)``; the state is a copy: change it inside :meth:`session`."""
-        return self._acquire(session_id)
-
-    @contextmanager
-    def session(self, session_id: str | None) -> Iterator[tuple[str, ConversationState, bool]]:
-        """Load the session, hold its lock (this process) while the block runs, save it after."""
-        with self._locks.hold(session_id):
-            sid, state, reset = self._acquire(session_id)
-            yield sid, state, reset
-            self._save(sid, state)
 
     def drop(self, session_id: str) -> bool:
         with self._write() as con:
