@@ -31,6 +31,7 @@ from typing import Any
 import jieba
 
 from kg.categories import infer_categories
+from kg.contrasts import settle_instead
 from kg.errors import ArtifactError, BuildLocked
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
@@ -38,7 +39,14 @@ from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, lo
 from kg.parsers import PARSERS
 from kg.parsers.common import SourceError, strip_control
 from kg.parsers.jsonpos import line_of, value_lines
-from kg.relations import Resolver, build_edges, confusable_member_entries
+from kg.relations import (
+    Resolver,
+    build_edges,
+    confusable_member_entries,
+    consolidate,
+    duplicate_evidence_edges,
+    pairs_with_both_types,
+)
 from kg.verify import (
     MANIFEST,
     artifact_files,
@@ -393,7 +401,9 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     t_merge = time.perf_counter()
     edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
     edges = apply_edge_decisions(edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
+    edges = consolidate(edges)
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
+    edges = settle_instead(edges, merged.terms)
     t_edges = time.perf_counter()
 
     unexplained = [
@@ -425,6 +435,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "dropped_aliases": merged.dropped_aliases,
         "unresolved_references": merged.unresolved + unresolved_refs,
         "alias_merges": merged.alias_merges,
+        "duplicate_evidence_edges": duplicate_evidence_edges(edges),
+        "pairs_with_both_types": pairs_with_both_types(edges),
         "uncategorized_nodes": sum(1 for t in merged.terms if not t.categories),
         "inferred_category_nodes": inferred,
         "skipped": [

@@ -38,7 +38,11 @@ def _infer_round(terms: list[Term], edges: list[Edge], topic_order: list[str]) -
         degree[e.target] += 1
     for e in edges:
         # related_to counts from the term whose text names the other; confused_with both ways
-        pairs = [(e.source, e.target)] + ([(e.target, e.source)] if e.type == "confused_with" else [])
+        if e.type == "confused_with":
+            pairs = [(e.source, e.target), (e.target, e.source)]
+        else:  # each side whose own text states the relation
+            subjects = {x.subject for x in e.items} & {e.source, e.target} or {e.source}
+            pairs = [(s, e.target if s == e.source else e.source) for s in sorted(subjects)]
         for me, other in pairs:
             if me in votes:
                 # hubs (推理, token, GPU) are named everywhere and say little about a topic

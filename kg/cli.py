@@ -143,8 +143,10 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
         "overlay_decisions",
         "overlay_by_op",
         "uncategorized_nodes",
+        "duplicate_evidence_edges",
+        "pairs_with_both_types",
     )
-    summary = {k: r[k] for k in keys}
+    summary = {k: r.get(k) for k in keys}
     summary["unexplained_entries"] = len(r["unexplained_entries"])
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])
@@ -454,6 +456,42 @@ def eval_chat(
         from kg.docsections import replace_section
 
         replace_section(out, section, md, title="Evaluation")  # md ends with its targets
+
+
+ContrastSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev and test splits.",
+)
+DEFAULT_CONTRAST_SPLITS = (
+    "dev=tests/data/contrast_pairs.jsonl",
+    "test=tests/data/contrast_pairs_test.jsonl",
+)
+
+
+@app.command("eval-contrasts")
+def eval_contrasts(
+    split: list[str] | None = ContrastSplitOpt,
+    out: Path | None = EvalOutOpt,
+) -> None:
+    """Recall and precision of confused_with edges on labelled pairs (a fresh in-memory build)."""
+    from kg.evaluation.contrasts import load_pairs, render_markdown, score_contrasts
+
+    result = build_graph(default_corpus_dir())
+    scores = {}
+    for item in split or DEFAULT_CONTRAST_SPLITS:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
+        scores[name] = score_contrasts(result.terms, result.edges, load_pairs(Path(path)))
+    command = "glossary eval-contrasts" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = "## Contrast edges (confused_with)\n\n" + render_markdown(scores, command=command)
+    print(md)
+    if out:
+        from kg.docsections import replace_section
+
+        replace_section(out, "contrasts", md, title="Evaluation")
 
 
 @app.command("bench-report")

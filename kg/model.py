@@ -192,10 +192,27 @@ class Term:
         return self.labels.get(lang) or self.labels.get(other) or self.id
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """One place a source states an edge: the words, the rule that read them, and where.
+
+    ``subject`` is the term whose own text says it (a ``related_to`` edge read from both
+    terms' definitions has one item per side).
+    """
+
+    text: str
+    origin: str
+    doc: str
+    line: int
+    subject: str = ""
+
+
 @dataclass
 class Edge:
-    """A typed edge. ``confused_with`` is symmetric; ``related_to`` keeps its direction
-    (``source`` is the term whose text mentions ``target``)."""
+    """A typed edge, one per (pair, type). ``confused_with`` is symmetric and stored with
+    ``source < target``; ``related_to`` keeps the direction of its first evidence (``source``
+    is the term whose text mentions ``target``). ``evidence``/``origin``/``doc``/``line`` are
+    the first (strongest) item of ``items``, which lists every distinct place stating it."""
 
     source: str
     target: str
@@ -204,6 +221,32 @@ class Edge:
     origin: str
     doc: str  # source glossary id the evidence comes from
     line: int
+    items: list[Evidence] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.items:
+            self.items = [Evidence(self.evidence, self.origin, self.doc, self.line, self.source)]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def stated_by(self, term_id: str) -> Edge | None:
+        """This edge headed by the first statement in *term_id*'s own text, or None.
+
+        A ``related_to`` edge keeps that side as its ``source``.
+        """
+        item = next((x for x in self.items if x.subject == term_id), None)
+        if item is None:
+            return None
+        src, dst = self.source, self.target
+        if self.type == "related_to" and term_id == dst:
+            src, dst = dst, src
+        rest = [x for x in self.items if x is not item]
+        return Edge(src, dst, self.type, item.text, item.origin, item.doc, item.line, [item, *rest])
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Edge:
+        items = [Evidence(**x) for x in d.get("items", [])]
+        return cls(
+            d["source"], d["target"], d["type"], d["evidence"], d["origin"], d["doc"], d["line"], items
+        )

@@ -20,8 +20,9 @@ import re
 from collections.abc import Iterable
 from itertools import combinations, takewhile
 
+from kg.contrasts import adjacent_opposites, marker_contrasts, parallel_contrasts, same_name_pairs
 from kg.mentions import MentionFinder
-from kg.model import ConfusionGroup, Edge, RawEntry, Term
+from kg.model import ConfusionGroup, Edge, Evidence, RawEntry, Term
 from kg.textnorm import fold, name_key
 
 # Contrast markers. The named group holds the contrasted phrase when the marker
@@ -29,13 +30,6 @@ from kg.textnorm import fold, name_key
 # term named in the phrase counts (the head of a Chinese noun phrase comes last:
 # "明显低于节点内 NVLink" contrasts with NVLink, not with 节点). A bare 不是/而不是
 # is not a marker: in these sources it mostly contrasts with a non-term.
-_CONTRAST = re.compile(
-    r"(不等于|区别于|不要与|不要和|不能把它等同于|被(?P<by>[^，。；]{1,30}?)取代|不像(?P<like>[^，。；]{1,30}?)那样|"
-    r"[（(]不是(?P<isnt>[^）)]{1,30})[）)]|"
-    r"比(?P<cmp>[^，。；]{1,20}?)(?:慢|快|大|小|低|高|减半)|低于|高于|独立于|对(?P<resp>[^，。；]{1,20}?)的回应|"
-    r"(?:和|与)(?P<rel>[^，。；]{1,30}?)(?:相对|做对照|对照|混淆))"
-)
-_GROUPS = ("by", "like", "isnt", "cmp", "resp", "rel")
 _XREF = re.compile(r"(?:指向|相当于|参见|参照)\s*(?P<t>[^，。；,;]{1,40})")
 _SENTENCE = re.compile(r"[^。；;！!？?]+[。；;！!？?]?")
 
@@ -66,7 +60,12 @@ class Resolver:
 
 
 class EdgeSet:
-    """Deduplicating edge collector: one edge per (pair, type, direction rule)."""
+    """Edge collector: one edge per (unordered pair, type), every distinct statement an item.
+
+    The first statement of a pair sets the edge's direction and headline evidence; later
+    ones (the other side's definition, another source) are appended as :class:`Evidence`
+    items, and a repeat of the same words from the same place adds nothing.
+    """
 
     def __init__(self) -> None:
         self.edges: dict[tuple[str, str, str], Edge] = {}
@@ -74,14 +73,78 @@ class EdgeSet:
     def add(self, a: str, b: str, type_: str, evidence: str, origin: str, doc: str, line: int) -> None:
         if a == b:
             return
+        subject = a
         if type_ == "confused_with":
-            a, b = sorted((a, b))  # symmetric: one edge per unordered pair
-        key = (a, b, type_)
-        if key not in self.edges:
-            self.edges[key] = Edge(a, b, type_, evidence.strip()[:300], origin, doc, line)
+            a, b = sorted((a, b))  # symmetric: stored a < b
+        key = (*sorted((a, b)), type_)
+        item = Evidence(evidence.strip()[:300], origin, doc, line, subject)
+        edge = self.edges.get(key)  # type: ignore[arg-type]
+        if edge is None:
+            self.edges[key] = Edge(a, b, type_, item.text, origin, doc, line, [item])  # type: ignore[index]
+        elif not any((x.doc, x.line, x.text) == (item.doc, item.line, item.text) for x in edge.items):
+            edge.items.append(item)
 
     def result(self) -> list[Edge]:
+        """The edges, each headed by its strongest statement: a contrast, then an explicit
+        reference, then a shared line, then a plain mention (first come first within a rank)."""
+        rank = {"xref": 1, "listed-together": 2, "mention": 3}
+        for e in self.edges.values():
+            e.items.sort(key=lambda x: rank.get(x.origin, 0))
+            head = e.items[0]
+            e.evidence, e.origin, e.doc, e.line = head.text, head.origin, head.doc, head.line
+            if e.type == "related_to" and head.subject == e.target:
+                e.source, e.target = e.target, e.source
         return sorted(self.edges.values(), key=lambda e: (e.type, e.source, e.target))
+
+
+def consolidate(edges: list[Edge]) -> list[Edge]:
+    """One edge per (pair, type), and a contrasted pair is ``confused_with`` only.
+
+    Used after the overlay's edge decisions. The ``related_to`` statements of a contrasted
+    pair stay as evidence items of its ``confused_with`` edge, after the contrast's own.
+    """
+    merged = EdgeSet()
+    for e in edges:
+        for x in e.items:
+            a, b = (e.source, e.target) if x.subject != e.target else (e.target, e.source)
+            merged.add(a, b, e.type, x.text, x.origin, x.doc, x.line)
+    contrasted = {(e.source, e.target) for e in merged.edges.values() if e.type == "confused_with"}
+    out: list[Edge] = []
+    related = []
+    for e in merged.result():
+        pair = (e.source, e.target) if e.source < e.target else (e.target, e.source)
+        if e.type == "related_to" and pair in contrasted:
+            related.append((pair, e))
+        else:
+            out.append(e)
+    by_pair = {(e.source, e.target): e for e in out if e.type == "confused_with"}
+    for pair, e in related:
+        target = by_pair[pair]
+        seen = {(x.doc, x.line, x.text) for x in target.items}
+        target.items.extend(x for x in e.items if (x.doc, x.line, x.text) not in seen)
+    return out
+
+
+def duplicate_evidence_edges(edges: list[Edge]) -> int:
+    """Edges that repeat another of the same pair and type, or hold the same statement twice."""
+    seen: set[tuple[str, str, str]] = set()
+    dup = 0
+    for e in edges:
+        a, b = sorted((e.source, e.target))
+        key = (a, b, e.type)
+        dup += key in seen
+        seen.add(key)
+        places = [(x.doc, x.line, x.text) for x in e.items]
+        dup += len(places) - len(set(places))
+    return dup
+
+
+def pairs_with_both_types(edges: list[Edge]) -> int:
+    """Pairs that are both ``related_to`` and ``confused_with`` (the model allows neither)."""
+    by_type: dict[str, set[frozenset[str]]] = {}
+    for e in edges:
+        by_type.setdefault(e.type, set()).add(frozenset((e.source, e.target)))
+    return len(by_type.get("related_to", set()) & by_type.get("confused_with", set()))
 
 
 def confusable_member_entries(entries: list[RawEntry], confusions: list[ConfusionGroup]) -> list[RawEntry]:
@@ -205,6 +268,60 @@ def _sentence_of(text: str, needle: str) -> str:
     return text.strip()[:200]
 
 
+def _section_pairs(group: ConfusionGroup, ids_by_member: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs of a confusables group that its paragraph sets side by side.
+
+    "PTQ / QAT / 权重量化 / 激活量化：PTQ…；QAT…。权重量化…，激活量化…" contrasts PTQ with QAT and
+    weight-only with activation quantization: two axes in two sentences. When the paragraph
+    has several sentences and each member is named in one, only members of one sentence pair.
+    """
+    members = [m for m in group.members if ids_by_member.get(m)]
+    _, _, body = group.evidence.partition("：")
+    parts = [p for p in re.split(r"。", body) if p.strip()]
+    where: dict[str, set[int]] = {m: {k for k, p in enumerate(parts) if fold(m) in fold(p)} for m in members}
+    per_sentence = len(parts) > 1 and all(where[m] for m in members)
+    out: list[tuple[str, str]] = []
+    for x, y in combinations(members, 2):
+        if per_sentence and not (where[x] & where[y]):
+            continue
+        for a in sorted(ids_by_member[x]):
+            for b in sorted(ids_by_member[y]):
+                out.append((a, b))
+    return out
+
+
+def _joint_pairs(
+    entries: list[RawEntry], idxs: list[int], entry_to_term: dict[int, str]
+) -> set[tuple[str, str]]:
+    """Members of a line that defines several terms, set against each other by that line.
+
+    Two members ("SLA / SLO", "AOT 与 JIT") are stated jointly and contrasted; three are when
+    the text names each ("prefill / decode / …"); in a longer list only members that open
+    clauses of one sentence are ("INT8 推理主流，INT4 端侧激进").
+    """
+    first = entries[idxs[0]]
+    members = first.group
+    ids = list(dict.fromkeys(entry_to_term[i] for i in idxs))
+    definition = fold(first.definition or "")
+    if len(ids) == 2:
+        return {(ids[0], ids[1])}
+    if len(ids) == 3:
+        named = all(fold(m) in definition or fold(m.split(" ")[-1]) in definition for m in members)
+        return set(combinations(ids, 2)) if named else set()
+    id_of = {m: entry_to_term[i] for i in idxs if (m := _member_of(entries[i]))}
+    out: set[tuple[str, str]] = set()
+    for sentence in _SENTENCE.findall(first.definition or ""):
+        openers: list[set[str]] = []
+        for clause in _CLAUSE.findall(sentence):
+            opened = {tid for m in _members_opening(clause, members) if (tid := id_of.get(m))}
+            if opened:
+                openers.append(opened)
+        for k, first_ids in enumerate(openers):  # across clauses, never within one ("FP16/BF16 训练默认")
+            for later in openers[k + 1 :]:
+                out.update((a, b) for a in first_ids for b in later if a != b)
+    return out
+
+
 def build_edges(
     terms: list[Term],
     entries: list[RawEntry],
@@ -213,26 +330,27 @@ def build_edges(
 ) -> tuple[list[Edge], list[dict[str, str]]]:
     """All edges plus a list of unresolved references for the build report."""
     res = Resolver(terms)
+    by_id = {t.id: t for t in terms}
     edges = EdgeSet()
     unresolved: list[dict[str, str]] = []
 
     # 1. confusables sections and callouts
     for group in confusions:
-        ids: list[str] = []
         if group.members:
+            ids_by_member: dict[str, set[str]] = {}
             for m in group.members:
                 found = res.resolve(m)
                 if not found:
                     unresolved.append(
                         {"kind": "confusable member", "target": m, "where": f"{group.source}:{group.line}"}
                     )
-                ids.extend(sorted(found))
-        else:
-            heading, _, body = group.evidence.partition("：")
-            words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z\-]+", heading)}
-            for tid, nm in res.mentioned(body):
-                if not words or any(w in nm for w in words):
-                    ids.append(tid)
+                ids_by_member[m] = found
+            for a, b in _section_pairs(group, ids_by_member):
+                edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
+            continue
+        heading, _, body = group.evidence.partition("：")
+        words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z\-]+", heading)}
+        ids = [tid for tid, nm in res.mentioned(body) if not words or any(w in nm for w in words)]
         for a, b in combinations(dict.fromkeys(ids), 2):
             edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
 
@@ -243,16 +361,13 @@ def build_edges(
             by_line.setdefault((e.source, e.line), []).append(i)
     for (src, line), idxs in by_line.items():
         ids = list(dict.fromkeys(entry_to_term[i] for i in idxs))
-        definition = fold(entries[idxs[0]].definition or "")
-        members = entries[idxs[0]].group
-        named = all(fold(m) in definition or fold(m.split(" ")[-1]) in definition for m in members)
-        contrast = 2 <= len(ids) <= 3 and named
+        raw = entries[idxs[0]].raw
+        joint = _joint_pairs(entries, idxs, entry_to_term) if len(ids) >= 2 else set()
         for a, b in combinations(ids, 2):
-            if contrast:
-                edges.add(a, b, "confused_with", entries[idxs[0]].raw, "paired-definition", src, line)
+            if (a, b) in joint or (b, a) in joint:
+                edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
             else:
-                edges.add(a, b, "related_to", entries[idxs[0]].raw, "listed-together", src, line)
-                edges.add(b, a, "related_to", entries[idxs[0]].raw, "listed-together", src, line)
+                edges.add(a, b, "related_to", raw, "listed-together", src, line)
 
     # 3. per entry: contrasts, explicit references, mentions
     for i, e in enumerate(entries):
@@ -262,17 +377,13 @@ def build_edges(
         texts: list[str] = [t for t in (e.definition, e.note) if t]
         for body in texts:
             denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
+            scanned_contrasts = marker_contrasts(by_id[owner], body, res, e.source, e.line)
+            scanned_contrasts += parallel_contrasts(by_id[owner], body, res, e.source, e.line)
+            for c in scanned_contrasts:
+                edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
+                if c.kind in ("negation", "instead") and "不是" in c.sentence:
+                    denied.add((c.b, c.sentence))
             for sent in _SENTENCE.findall(body):
-                for cm in _CONTRAST.finditer(sent):
-                    phrase = next((cm.group(g) for g in _GROUPS if cm.group(g)), None)
-                    scope = phrase if phrase is not None else re.split(r"[，,：:]", sent[cm.end() :])[0]
-                    contrasted = res.mentioned(scope)
-                    if contrasted:
-                        edges.add(
-                            owner, contrasted[-1][0], "confused_with", sent, "contrast", e.source, e.line
-                        )
-                        if cm.group("isnt"):  # "（不是 OpenAI Triton）" names what it is not
-                            denied.add((contrasted[-1][0], sent.strip()))
                 for xm in _XREF.finditer(sent):
                     for other, _ in res.mentioned(xm.group("t")):
                         edges.add(owner, other, "related_to", sent, "xref", e.source, e.line)
@@ -289,5 +400,8 @@ def build_edges(
                 for other in sorted(res.resolve(piece)):
                     edges.add(owner, other, "related_to", f"详见{title}", "xref", e.source, e.line)
 
-    out = edges.result()
-    return out, unresolved
+    # 4. neighbouring opposites and same-name pairs
+    for c in adjacent_opposites(entries, entry_to_term, by_id) + same_name_pairs(terms):
+        edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
+
+    return edges.result(), unresolved

@@ -43,7 +43,7 @@ class Glossary:
         for raw in document["nodes"]:
             t = Term.from_dict(raw)
             self.terms[t.id] = t
-        self.edges: list[Edge] = [Edge(**e) for e in document["edges"]]
+        self.edges: list[Edge] = [Edge.from_dict(e) for e in document["edges"]]
         self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
         self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
         self.graph = nx.MultiGraph()

@@ -146,7 +146,7 @@ def edges_between(glossary: Glossary, a: str, b: str) -> list[Edge]:
 
 def best_edge(glossary: Glossary, focus: str, other: str) -> Edge | None:
     """The edge that best says how *other* relates to *focus*: confused_with, then other's own text."""
-    edges = edges_between(glossary, focus, other)
+    edges = [e.stated_by(other) or e for e in edges_between(glossary, focus, other)]
     if not edges:
         return None
     return sorted(edges, key=lambda e: (e.type != "confused_with", e.source != other, len(e.evidence)))[0]

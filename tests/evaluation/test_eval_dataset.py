@@ -112,3 +112,19 @@ def test_blind_sets_for_later_issues_are_well_formed() -> None:
     assert len({p["id"] for p in pairs}) == len(pairs)
     assert sum(p["label"] == "contrast" for p in pairs) >= 80
     assert sum(p["label"] == "not_contrast" for p in pairs) >= 40
+
+
+def test_contrast_test_split_is_blind_sized_and_disjoint_from_dev() -> None:
+    """The held-out contrast pairs (written blind, never tuned on) share no pair with the dev set."""
+    from kg.evaluation.contrasts import load_pairs
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    dev, test = load_pairs(data / "contrast_pairs.jsonl"), load_pairs(data / "contrast_pairs_test.jsonl")
+    assert sum(p.label == "contrast" for p in test) >= 60
+    assert sum(p.label == "not_contrast" for p in test) >= 60
+
+    def key(p):  # type: ignore[no-untyped-def]
+        return frozenset(n.casefold() for n in (p.a[0], p.b[0]))
+
+    assert not {key(p) for p in dev} & {key(p) for p in test}
+    assert any(not p.explicit for p in test) and all(p.explicit for p in dev)

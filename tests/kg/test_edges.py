@@ -13,7 +13,6 @@ CONFUSABLE_GROUPS = [
     ["推理", "训练", "微调"],
     ["延迟", "吞吐", "并发"],
     ["compute-bound", "memory-bound", "capacity-bound"],
-    ["PTQ", "QAT", "权重量化", "激活量化"],  # 激活量化: defined only by the 辨析 paragraph
     ["vLLM", "TensorRT-LLM", "SGLang", "TGI"],
     ["OpenAI Triton", "Triton Inference Server"],
 ]
@@ -48,13 +47,35 @@ def test_confusable_member_without_entry_gets_its_paragraph_definition(glossary:
         ("内部 TCO", "外部 TCO", "paired-definition"),
         ("Scale-up", "scale-out", "paired-definition"),
         ("计算受限", "访存受限", None),
-        ("Dynamic batching", "continuous batching", "contrast"),  # 被 continuous batching 取代
-        ("Generative AI", "ML", "contrast"),  # 区别于…传统 ML
-        ("GPT", "LLM", "contrast"),  # 不等于所有 LLM 的统称
-        ("Hyperscaler", "Neocloud", "contrast"),  # 和…neocloud 相对
-        ("SGLang-JAX", "SGLang", "contrast"),  # 独立于…SGLang 运行时
-        ("TorchAX", "TorchTPU", "contrast"),  # 正被 TorchTPU 取代
-        ("PCIe", "NVLink", "contrast"),  # 比 NVLink 慢但通用
+        ("Dynamic batching", "continuous batching", "replacement"),  # 被 continuous batching 取代
+        ("Generative AI", "ML", "negation"),  # 区别于…传统 ML
+        ("GPT", "LLM", "negation"),  # 不等于所有 LLM 的统称
+        ("Hyperscaler", "Neocloud", "comparative"),  # 和…neocloud 相对
+        ("SGLang-JAX", "SGLang", "negation"),  # 独立于…SGLang 运行时
+        ("TorchAX", "TorchTPU", "replacement"),  # 正被 TorchTPU 取代
+        ("PCIe", "NVLink", "comparative"),  # 比 NVLink 慢但通用
+        ("SLA", "SLO", "paired-definition"),  # "SLA / SLO（…）": two terms stated jointly
+        ("INT8", "INT4", "paired-definition"),  # "INT8 推理主流，INT4 端侧激进": clause against clause
+        ("Perceived TPS", "吞吐", "comparative"),  # 它比笼统的吞吐更贴近单用户体验
+        ("InfiniBand", "NVLink", "comparative"),  # 明显低于节点内 NVLink (the head, not 节点)
+        ("Ampere", "Blackwell", "comparative"),  # 与 Hopper、Blackwell 对比: every listed item
+        ("CUDA runtime", "CUDA driver", "comparative"),  # 比 driver 更…: completed from the owner's name
+        ("PCIe GPU 形态", "SXM GPU 形态", "comparative"),  # 少于同型号 SXM 版本
+        ("ROCm", "CUDA", "counterpart"),  # 相当于 NVIDIA 平台上的 CUDA
+        ("每 token 能耗", "每 token 成本", "counterpart"),  # 每 token 成本在电力侧的对应指标
+        ("Vera CPU", "Grace CPU", "replacement"),  # 接替 Grace
+        ("CLIP", "LLM", "replacement"),  # 用更强的完整 LLM 替代
+        ("TTFT", "TPOT", "parallel"),  # 004: TTFT 衡量…，TPOT 衡量…
+        ("SparseCore", "TensorCore", "instead"),  # 放到…SparseCore 上运行而不是 TensorCore
+        ("Online inference", "Offline inference", "opposite"),
+        ("Open model", "Closed model", "opposite"),
+        ("Active-active", "Active-passive", "opposite"),
+        ("static batching", "continuous batching", "opposite"),
+        ("Time to first byte", "TTFT", "opposite"),
+        ("TensorCore", "Tensor Core", "same-name"),
+        ("roofline", "Roofline model", "same-name"),
+        ("Transformer", "Transformers", "same-name"),
+        ("智能基准", "性能基准", "same-name"),
     ],
 )
 def test_contrast_statements_make_confused_with(
@@ -63,7 +84,31 @@ def test_contrast_statements_make_confused_with(
     edges = _confused(glossary, a, b)
     assert edges, f"{a} / {b}"
     if origin:
-        assert any(e.origin == origin for e in edges)
+        assert any(x.origin == origin for e in edges for x in e.items)
+    assert all(e.items and e.items[0].text == e.evidence for e in edges)
+
+
+def test_confusables_paragraph_pairs_within_its_sentences(glossary: Glossary) -> None:
+    # 002 易混淆辨析 "PTQ / QAT / 权重量化 / 激活量化：PTQ…；QAT…。权重量化…，激活量化…": two axes
+    assert _confused(glossary, "PTQ", "QAT")
+    assert _confused(glossary, "权重量化", "激活量化")
+    for a, b in [("PTQ", "权重量化"), ("PTQ", "激活量化"), ("QAT", "权重量化"), ("QAT", "激活量化")]:
+        assert not _confused(glossary, a, b), f"{a} / {b}: different axes"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Kernel 融合", "Triton"),  # related, not contrasted
+        ("NPU", "TPU"),  # 广义含 TPU: a kind of, not a contrast
+        ("CUDA kernel", "CUDA Graph"),  # share a word, differ in the head
+        ("Foundation model", "Open model"),  # one word apart, not opposites
+        ("post-training quantization", "quantization"),  # a kind of quantization
+        ("Disaggregation", "decode"),  # "和 decode 拆到…使用不同硬件": 不同 is no marker
+    ],
+)
+def test_pairs_that_share_words_or_sentences_are_not_contrasts(glossary: Glossary, a: str, b: str) -> None:
+    assert not _confused(glossary, a, b)
 
 
 def test_confused_with_is_symmetric_and_unique(glossary: Glossary) -> None:
@@ -74,7 +119,7 @@ def test_confused_with_is_symmetric_and_unique(glossary: Glossary) -> None:
 
 def test_related_to_from_mentions_and_xrefs(glossary: Glossary) -> None:
     ttft = term_of(glossary, "TTFT")
-    related = {e.target for e in glossary.related(ttft) if e.source == ttft}
+    related = {e.target if e.source == ttft else e.source for e in glossary.related(ttft)}
     assert term_of(glossary, "prefill") in related  # "对应 prefill 阶段"
     lm = term_of(glossary, "LMCache")
     assert term_of(glossary, "vLLM") in {e.target for e in glossary.related(lm)}
@@ -84,10 +129,30 @@ def test_related_to_from_mentions_and_xrefs(glossary: Glossary) -> None:
     assert any(e.origin == "xref" for e in glossary.related(roofline))  # 详见Roofline 模型
 
 
-def test_both_edge_kinds_can_join_one_pair(glossary: Glossary) -> None:
+def test_a_contrasted_pair_is_confused_with_only(glossary: Glossary) -> None:
     a, b = term_of(glossary, "prefill"), term_of(glossary, "decode")  # a pair that also names each other
-    kinds = {k[0] for _, other, k in glossary.graph.edges(a, keys=True) if other == b}
-    assert kinds == {"related_to", "confused_with"}
+    kinds = [k[0] for _, other, k in glossary.graph.edges(a, keys=True) if other == b]
+    assert kinds == ["confused_with"]
+    (edge,) = _confused(glossary, "prefill", "decode")
+    assert edge.origin == "paired-definition"
+    assert any(x.origin == "mention" for x in edge.items)  # the mention stays as evidence
+
+
+def test_one_edge_per_pair_and_type_with_distinct_evidence(glossary: Glossary, built) -> None:
+    keys = [(*sorted((e.source, e.target)), e.type) for e in glossary.edges]
+    assert len(keys) == len(set(keys))
+    for e in glossary.edges:
+        places = [(x.doc, x.line, x.text) for x in e.items]
+        assert len(places) == len(set(places)), e
+    assert built.report["duplicate_evidence_edges"] == 0
+    assert built.report["pairs_with_both_types"] == 0
+
+
+def test_related_to_read_from_both_sides_keeps_each_side(glossary: Glossary) -> None:
+    # AllReduce and AllGather are listed together on one 002 line: one edge, both directions stated
+    a, b = term_of(glossary, "TTFT"), term_of(glossary, "prefill")
+    (edge,) = [e for e in glossary.related(a) if {e.source, e.target} == {a, b}]
+    assert a in {x.subject for x in edge.items}
 
 
 def test_graph_queries(glossary: Glossary) -> None:
@@ -99,8 +164,11 @@ def test_graph_queries(glossary: Glossary) -> None:
 
 
 def _related(g: Glossary, a: str, b: str) -> bool:
+    """Whether *a*'s own text relates it to *b* (an evidence item whose subject is *a*)."""
     ida, idb = term_of(g, a), term_of(g, b)
-    return any(e.source == ida and e.target == idb for e in g.related(ida))
+    return any(
+        {e.source, e.target} == {ida, idb} and ida in {x.subject for x in e.items} for e in g.related(ida)
+    )
 
 
 @pytest.mark.parametrize(

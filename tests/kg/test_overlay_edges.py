@@ -38,9 +38,12 @@ def test_wrong_edges_are_gone(built: BuildResult, a: str, b: str, type_: str) ->
 
 def test_corrected_edges_carry_the_sources_words(built: BuildResult) -> None:
     (fp_int,) = _edges_between(built, "floating-point-data-formats", "integer-data-formats", "confused_with")
-    assert fp_int.origin == "overlay" and fp_int.doc == "001" and "整数格式" in fp_int.evidence
+    # once overlay decisions, now read by the contrast rules (kg.contrasts, kg.relations)
+    assert fp_int.origin == "comparative" and fp_int.doc == "001" and "整数格式" in fp_int.evidence
     (sym,) = _edges_between(built, "symmetric-quantization", "asymmetric-quantization", "confused_with")
-    assert "非对称" in sym.evidence
+    assert sym.origin == "paired-definition" and "非对称" in sym.evidence
+    assert not _edges_between(built, "dynamic-range-quantization", "integer-data-formats", "confused_with")
+    assert built.report["stale_overlay_decisions"] == []
     assert _edges_between(built, "roofline-ridge", "roofline-model", "related_to")
     # a dropped contrast keeps the relation the text does state
     assert _edges_between(built, "nvlink", "nvswitch", "related_to")

@@ -94,9 +94,11 @@ def ranked_neighbours(ctx: Ctx, focus: str, boost: list[str] = ()) -> list[str]:
     texts = [d.text for d in g.terms[focus].definitions] + [d.note or "" for d in g.terms[focus].definitions]
     named_by_focus: dict[str, int] = {}
     for e in g.related(focus):
-        if e.source == focus:
-            idx = next((i for i, x in enumerate(texts) if x and e.evidence in x), len(texts))
-            named_by_focus[e.target] = min(idx, named_by_focus.get(e.target, idx))
+        other = e.target if e.source == focus else e.source
+        for item in e.items:
+            if item.subject == focus:
+                idx = next((i for i, x in enumerate(texts) if x and item.text in x), len(texts))
+                named_by_focus[other] = min(idx, named_by_focus.get(other, idx))
 
     def key(tid: str) -> tuple[int, int, int, int, int, str]:
         rank = ranks.get(tid, 10_000)

@@ -107,7 +107,11 @@ def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
         if key and any(key in fold(label) for label in cat.get("labels", {}).values())
     } or set(g.terms[central].categories)
     in_topic = [n for n in near if cats & set(g.terms[n].categories)]
-    mentions_central = [e.source for e in g.related(central) if e.target == central]
+    mentions_central = [
+        e.source if e.target == central else e.target
+        for e in g.related(central)
+        if any(x.subject != central for x in e.items)
+    ]
     mentions_central = [n for n in mentions_central if n in in_topic or not g.terms[n].categories]
 
     def order(ids: list[str]) -> list[str]:

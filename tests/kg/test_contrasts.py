@@ -1,0 +1,97 @@
+"""The contrast rules of kg.contrasts on small made-up terms, and the contrast scorer."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.contrasts import Contrast, marker_contrasts, parallel_contrasts, same_name_pairs
+from kg.evaluation.contrasts import LabelledPair, score_contrasts
+from kg.model import Definition, Edge, Term
+from kg.relations import Resolver
+
+
+def _term(tid: str, en: str = "", zh: str = "", aliases: tuple[str, ...] = (), text: str = "x") -> Term:
+    labels = {k: v for k, v in (("en", en), ("zh", zh)) if v}
+    return Term(tid, labels, list(aliases), [], [Definition("zh", text, "001", None, 1)], [], ["001"])
+
+
+TERMS = [
+    _term("h100", "H100"),
+    _term("h200", "H200"),
+    _term("hbm", "HBM", "高带宽内存"),
+    _term("llm", "LLM"),
+    _term("cb", "continuous batching", "连续批处理"),
+    _term("db", "Dynamic batching", "动态批处理"),
+    _term("cuda-runtime", "CUDA runtime"),
+    _term("cuda-driver", "CUDA driver"),
+    _term("tp", "tensor parallelism", "张量并行"),
+    _term("pp", "pipeline parallelism", "流水线并行"),
+    _term("ttft", "TTFT"),
+    _term("tpot", "TPOT"),
+    _term("bw", "bandwidth", "带宽"),
+    _term("eth", "Ethernet"),
+]
+BY_ID = {t.id: t for t in TERMS}
+
+
+def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
+    res = Resolver(TERMS)
+    found = marker_contrasts(BY_ID[owner], text, res, "001", 1) + parallel_contrasts(
+        BY_ID[owner], text, res, "001", 1
+    )
+    return {(*sorted((c.a, c.b)), c.kind) for c in found}
+
+
+@pytest.mark.parametrize(
+    ("owner", "text", "expected"),
+    [
+        # the owner is the subject a Chinese definition leaves out
+        ("db", "对 LLM 通常被 continuous batching 取代。", {("cb", "db", "replacement")}),
+        # a term right before the marker is the subject, not the owner
+        ("hbm", "同一代里 H200 比 H100 显存更大。", {("h100", "h200", "comparative")}),
+        # a property word is not a side: "带宽通常高于 Ethernet" contrasts the owner
+        ("tp", "带宽通常高于 Ethernet。", {("eth", "tp", "comparative")}),
+        # a shortened sibling name is completed from the owner's name
+        ("cuda-runtime", "比 driver 更接近应用代码。", {("cuda-driver", "cuda-runtime", "comparative")}),
+        # "A 与 B 的区别", "前者…后者": the listed terms, not the owner
+        ("llm", "张量并行与流水线并行的区别在于切分方式。", {("pp", "tp", "comparative")}),
+        ("llm", "张量并行和流水线并行：前者切层内，后者切层间。", {("pp", "tp", "comparative")}),
+        # clause by clause with the same verb
+        ("llm", "TTFT 衡量开始多快，TPOT 衡量生成多快。", {("tpot", "ttft", "parallel")}),
+        # "而不是" needs a named term before it
+        ("hbm", "中间数据留在快速内存里而不是反复经过 HBM。", set()),
+        # words that look like markers but compare nothing named
+        ("tp", "延迟低于 100 ms，适合在线服务。", set()),
+        ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
+    ],
+)
+def test_marker_rules(owner: str, text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert _pairs(owner, text) == expected
+
+
+def test_same_name_pairs_ignore_spacing_plurals_and_label_qualifiers_only() -> None:
+    terms = [
+        _term("tensor-core", "Tensor Core"),
+        _term("tensorcore-tpu", "TensorCore (TPU)"),
+        _term("quantization", "quantization"),
+        _term("ptq", "post-training quantization", aliases=("Quantization (post-training)",)),
+        _term("transformer", "Transformer"),
+        _term("transformers", "Transformers (library)"),
+    ]
+    pairs = {(c.a, c.b) for c in same_name_pairs(terms)}
+    assert pairs == {("tensor-core", "tensorcore-tpu"), ("transformer", "transformers")}
+    assert all(isinstance(c, Contrast) and c.kind == "same-name" for c in same_name_pairs(terms))
+
+
+def test_scorer_counts_found_missed_unresolved_and_false_edges() -> None:
+    edges = [Edge("h100", "h200", "confused_with", "ev", "comparative", "001", 1)]
+    pairs = [
+        LabelledPair("p1", ("H100",), ("H200",), "contrast", "comparative", "001:1"),
+        LabelledPair("p2", ("TTFT",), ("TPOT",), "contrast", "parts", "001:2", explicit=False),
+        LabelledPair("p3", ("Nope",), ("TPOT",), "contrast", "negation", "001:3"),
+        LabelledPair("p4", ("H200",), ("H100",), "not_contrast", "related", "001:4"),
+        LabelledPair("p5", ("HBM",), ("H100",), "not_contrast", "related", "001:5"),
+    ]
+    s = score_contrasts(TERMS, edges, pairs)
+    assert (s["found"], s["missed"], s["missed_unresolved"], s["false_edges"]) == (1, 2, 1, 1)
+    assert s["recall"] == round(1 / 3, 3) and s["recall_explicit"] == 0.5 and s["precision"] == 0.5
