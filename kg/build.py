@@ -32,6 +32,7 @@ import jieba
 
 from kg.categories import infer_categories
 from kg.errors import ArtifactError, BuildLocked
+from kg.ids import id_alias_table, is_hash_id
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
@@ -101,6 +102,7 @@ class BuildResult:
     categories: list[dict[str, Any]]
     report: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)
+    id_aliases: dict[str, str] = field(default_factory=dict)  # former id → current id (kg/ids.py)
 
     def document(self) -> dict[str, Any]:
         """The export document (schema in docs/SCHEMA.md)."""
@@ -111,6 +113,7 @@ class BuildResult:
             "categories": self.categories,
             "nodes": [t.to_dict() for t in self.terms],
             "edges": [e.to_dict() for e in self.edges],
+            "id_aliases": dict(self.id_aliases),
         }
 
 
@@ -394,6 +397,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
     edges = apply_edge_decisions(edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
+    id_aliases, dropped_id_aliases = id_alias_table(merged.terms)
     t_edges = time.perf_counter()
 
     unexplained = [
@@ -426,6 +430,9 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "unresolved_references": merged.unresolved + unresolved_refs,
         "alias_merges": merged.alias_merges,
         "uncategorized_nodes": sum(1 for t in merged.terms if not t.categories),
+        "hash_ids": sum(1 for t in merged.terms if is_hash_id(t.id)),
+        "id_aliases": len(id_aliases),
+        "dropped_id_aliases": dropped_id_aliases,
         "inferred_category_nodes": inferred,
         "skipped": [
             {"source": s.source, "line": s.line, "reason": s.reason, "text": s.text}
@@ -446,6 +453,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
             "edges_s": t_edges - t_merge,
             "total_s": time.perf_counter() - t0,
         },
+        id_aliases=id_aliases,
     )
 
 
