@@ -106,6 +106,7 @@ class BuildResult:
 
     def document(self) -> dict[str, Any]:
         """The export document (schema in docs/SCHEMA.md)."""
+        ids = {t.id for t in self.terms}
         return {
             "format": "glossary-kg",
             "version": ARTIFACT_FORMAT,
@@ -113,7 +114,8 @@ class BuildResult:
             "categories": self.categories,
             "nodes": [t.to_dict() for t in self.terms],
             "edges": [e.to_dict() for e in self.edges],
-            "id_aliases": dict(self.id_aliases),
+            # only aliases of listed terms (a caller may have dropped terms), never shadowing one
+            "id_aliases": {a: i for a, i in self.id_aliases.items() if i in ids and a not in ids},
         }
 
 
