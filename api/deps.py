@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import unquote_plus
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 
 from api.settings import Settings
-from kg.errors import ArtifactError, BadQuery
+from kg.errors import ArtifactError, BadQuery, TermMoved
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -65,3 +65,27 @@ async def _settings(request: Request) -> Settings:
 GlossaryDep = Annotated[Glossary, Depends(_glossary)]
 EngineDep = Annotated[SearchEngine, Depends(_engine)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
+
+
+async def _current_term_id(
+    term_id: Annotated[
+        str,
+        Path(
+            min_length=1,
+            max_length=200,
+            description="Term id. A former id of a term answers 301 to the same URL with its current id.",
+            examples=["vllm"],
+        ),
+    ],
+    glossary: GlossaryDep,
+) -> str:
+    """The term id of the path; :class:`TermMoved` (301, see :mod:`api.errors`) for a former id.
+    An unknown id passes through: the route's lookup answers 404 with suggestions."""
+    current = glossary.moved_to(term_id)
+    if current is not None:
+        raise TermMoved(term_id, current)
+    return term_id
+
+
+#: A ``{term_id}`` path parameter that redirects former ids (every route with a term id in its path).
+TermIdPath = Annotated[str, Depends(_current_term_id)]

@@ -14,13 +14,14 @@ import logging
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kg.errors import GlossaryError
+from kg.errors import GlossaryError, TermMoved
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,25 @@ def invalid_request_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def glossary_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, GlossaryError)
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    headers = {"Location": moved_location(request, exc)} if isinstance(exc, TermMoved) else None
+    return error_response(exc.status, exc.code, exc.message, exc.details, headers=headers)
+
+
+def moved_location(request: Request, moved: TermMoved) -> str:
+    """The request's path and query string, with the former id in the path replaced by the current one.
+
+    The segment is the one the route's ``{term_id}`` stands for, counted from the end of the path
+    (a prefix the app is mounted under stays as it is).
+    """
+    segments = request.url.path.split("/")
+    hits = [i for i, seg in enumerate(segments) if seg == moved.old_id]
+    pattern = str(getattr(request.scope.get("route"), "path_format", "")).split("/")
+    if "{term_id}" in pattern and (at := len(segments) - len(pattern) + pattern.index("{term_id}")) in hits:
+        hits = [at]
+    if hits:
+        segments[hits[-1]] = moved.current_id
+    location = quote("/".join(segments), safe="/")
+    return f"{location}?{request.url.query}" if request.url.query else location
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:

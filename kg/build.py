@@ -33,6 +33,7 @@ import jieba
 from kg.categories import infer_categories
 from kg.contrasts import settle_instead
 from kg.errors import ArtifactError, BuildLocked
+from kg.ids import id_alias_table, is_hash_id
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
@@ -109,9 +110,11 @@ class BuildResult:
     categories: list[dict[str, Any]]
     report: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)
+    id_aliases: dict[str, str] = field(default_factory=dict)  # former id → current id (kg/ids.py)
 
     def document(self) -> dict[str, Any]:
         """The export document (schema in docs/SCHEMA.md)."""
+        ids = {t.id for t in self.terms}
         return {
             "format": "glossary-kg",
             "version": ARTIFACT_FORMAT,
@@ -119,6 +122,8 @@ class BuildResult:
             "categories": self.categories,
             "nodes": [t.to_dict() for t in self.terms],
             "edges": [e.to_dict() for e in self.edges],
+            # only aliases of listed terms (a caller may have dropped terms), never shadowing one
+            "id_aliases": {a: i for a, i in self.id_aliases.items() if i in ids and a not in ids},
         }
 
 
@@ -404,6 +409,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     edges = consolidate(edges)
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
     edges = settle_instead(edges, merged.terms)
+    id_aliases, dropped_id_aliases = id_alias_table(merged.terms)
     t_edges = time.perf_counter()
 
     unexplained = [
@@ -438,6 +444,9 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "duplicate_evidence_edges": duplicate_evidence_edges(edges),
         "pairs_with_both_types": pairs_with_both_types(edges),
         "uncategorized_nodes": sum(1 for t in merged.terms if not t.categories),
+        "hash_ids": sum(1 for t in merged.terms if is_hash_id(t.id)),
+        "id_aliases": len(id_aliases),
+        "dropped_id_aliases": dropped_id_aliases,
         "inferred_category_nodes": inferred,
         "skipped": [
             {"source": s.source, "line": s.line, "reason": s.reason, "text": s.text}
@@ -458,6 +467,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
             "edges_s": t_edges - t_merge,
             "total_s": time.perf_counter() - t0,
         },
+        id_aliases=id_aliases,
     )
 
 

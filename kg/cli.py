@@ -151,6 +151,9 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])
     summary["unresolved_references"] = len(r["unresolved_references"])
+    # ids of the former zh-<hash> form (target 0) and former ids that still resolve (kg/ids.py);
+    # None for a report of a build older than them
+    summary["hash_ids"], summary["id_aliases"] = r.get("hash_ids"), r.get("id_aliases")
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
         return

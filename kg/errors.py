@@ -45,6 +45,19 @@ class TermNotFound(GlossaryError):
         super().__init__(f"no term matches {what!r}", {"query": what, "suggestions": suggestions or []})
 
 
+class TermMoved(GlossaryError):
+    """A former id of a term (the artifact's ``id_aliases``): the API answers 301, with the same
+    URL holding ``current_id`` in ``Location``."""
+
+    status = 301
+    code = "term_moved"
+
+    def __init__(self, old_id: str, current_id: str) -> None:
+        super().__init__(f"term {old_id!r} is now {current_id!r}", {"id": old_id, "current_id": current_id})
+        self.old_id = old_id
+        self.current_id = current_id
+
+
 class BadQuery(GlossaryError):
     """A request the domain cannot answer as asked (unknown format, bad parameters)."""
 

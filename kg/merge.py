@@ -18,15 +18,15 @@ Rules (each one is a test in tests/kg/test_merge.py):
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg.ids import assign_ids
 from kg.model import Definition, Name, RawEntry, Term
 from kg.overlay import Decision
 from kg.parsers.common import is_abbreviation, is_acronym_of
-from kg.textnorm import fold, has_cjk, lang_of, name_key, slugify
+from kg.textnorm import fold, lang_of, name_key
 
 STRONG = ("label", "abbr")
 
@@ -125,7 +125,7 @@ def merge_entries(
         if term is not None:
             raw_terms.append((term, members))
 
-    _assign_ids(raw_terms, entries)
+    assign_ids(t for t, _ in raw_terms)  # kg/ids.py
     dropped = _resolve_alias_conflicts([t for t, _ in raw_terms])
     entry_to_term = {i: t.id for t, ms in raw_terms for i in ms}
     terms = sorted((t for t, _ in raw_terms), key=lambda t: t.id)
@@ -214,30 +214,6 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
         sources=sorted({e.source for e in group}),
         entry_keys=[f"{e.source}:{e.line}" for e in group],
     )
-
-
-def _assign_ids(raw_terms: list[tuple[Term, list[int]]], entries: list[RawEntry]) -> None:
-    """Stable ids: slug of the English label (else of the Chinese label's hash).
-
-    Same input, same ids: collisions are numbered in the order of the terms'
-    first source entry, which does not depend on dict or set ordering.
-    """
-
-    def base(t: Term) -> str:
-        if t.labels.get("en"):
-            slug = slugify(t.labels["en"])
-            if slug:
-                return slug
-        zh = t.labels.get("zh", "")
-        latin = slugify(zh) if not has_cjk(zh) else ""
-        return latin or "zh-" + hashlib.sha1(fold(zh).encode("utf-8")).hexdigest()[:10]
-
-    order = sorted(raw_terms, key=lambda tm: (base(tm[0]), min(tm[0].entry_keys)))
-    used: Counter[str] = Counter()
-    for term, _ in order:
-        b = base(term)
-        used[b] += 1
-        term.id = b if used[b] == 1 else f"{b}-{used[b]}"
 
 
 def _resolve_alias_conflicts(terms: list[Term]) -> list[dict[str, Any]]:

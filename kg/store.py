@@ -43,6 +43,8 @@ class Glossary:
         for raw in document["nodes"]:
             t = Term.from_dict(raw)
             self.terms[t.id] = t
+        # former id → current id (kg/ids.py); a current id always wins over an alias
+        self.id_aliases: dict[str, str] = dict(document.get("id_aliases") or {})
         self.edges: list[Edge] = [Edge.from_dict(e) for e in document["edges"]]
         self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
         self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
@@ -91,6 +93,18 @@ class Glossary:
             return self.terms[term_id]
         except KeyError:
             raise TermNotFound(term_id, self.suggest_ids(term_id)) from None
+
+    def current_id(self, term_id: str) -> str | None:
+        """The current id of a term known by *term_id*, its current id or a former one
+        (``id_aliases``); None when no term has it."""
+        if term_id in self.terms:
+            return term_id
+        new = self.id_aliases.get(term_id)
+        return new if new in self.terms else None
+
+    def moved_to(self, term_id: str) -> str | None:
+        """The current id when *term_id* is a former id of a term (not a current one), else None."""
+        return None if term_id in self.terms else self.current_id(term_id)
 
     def __contains__(self, term_id: object) -> bool:
         return term_id in self.terms

@@ -170,7 +170,7 @@ def _strs(value: Any) -> bool:
 def check_graph_shape(doc: Any) -> None:
     """:class:`ValueError` unless *doc* is a glossary-kg graph every reader can use: nodes with a
     unique string id, string labels and names, definitions with text; edges of a known type
-    between listed nodes."""
+    between listed nodes; ``id_aliases`` (former id → current id) that never shadow a node."""
     if not isinstance(doc, dict):
         raise ValueError(f"not a glossary-kg graph: {_kind(doc)}, not an object with nodes and edges")
     if doc.get("format") != "glossary-kg":
@@ -202,6 +202,13 @@ def check_graph_shape(doc: Any) -> None:
             for d in defs
         ):
             raise ValueError(f"node {tid!r}: malformed definitions")
+    aliases = doc.get("id_aliases", {})
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise ValueError("'id_aliases' must map former ids to term ids")
+    for old, new in aliases.items():
+        if old in ids or new not in ids:
+            why = "is a node's id" if old in ids else f"points to {new!r}, which is not a node"
+            raise ValueError(f"id alias {old!r} {why}")
     for i, edge in enumerate(doc["edges"]):
         if not isinstance(edge, dict):
             raise ValueError(f"edge {i} is {_kind(edge)}, not an object")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
-from api.deps import GlossaryDep
-from api.schemas.common import ERROR_RESPONSES, EdgeOut, Lang, TermRef, TermSummary
+from api.deps import GlossaryDep, TermIdPath
+from api.schemas.common import ERROR_RESPONSES, TERM_PATH_RESPONSES, EdgeOut, Lang, TermRef, TermSummary
 from api.schemas.graph import GraphPath, Neighbor, Neighbors, Subgraph, TermEdge, TermEdges
 from kg.errors import BadQuery, PathNotFound, TermNotFound
 from kg.model import EDGE_TYPES, Edge
@@ -17,7 +17,6 @@ from kg.store import Glossary
 router = APIRouter(prefix="/v1", tags=["graph"])
 
 MAX_SUBGRAPH_IDS = 100
-TermId = Annotated[str, Path(min_length=1, max_length=200, description="Term id.", examples=["triton"])]
 LangQuery = Annotated[Lang | None, Query(description="Language of the labels.")]
 TypesQuery = Annotated[
     str,
@@ -58,9 +57,9 @@ def _term_edges(glossary: Glossary, term_id: str, edges: list[Edge], lang: str |
     "/terms/{term_id}/related",
     response_model=TermEdges,
     summary="related_to edges",
-    responses=ERROR_RESPONSES,
+    responses=TERM_PATH_RESPONSES,
 )
-def related(term_id: TermId, glossary: GlossaryDep, lang: LangQuery = None) -> TermEdges:
+def related(term_id: TermIdPath, glossary: GlossaryDep, lang: LangQuery = None) -> TermEdges:
     return _term_edges(glossary, term_id, glossary.related(term_id), lang)
 
 
@@ -68,9 +67,9 @@ def related(term_id: TermId, glossary: GlossaryDep, lang: LangQuery = None) -> T
     "/terms/{term_id}/confused-with",
     response_model=TermEdges,
     summary="confused_with edges, with the sources' evidence",
-    responses=ERROR_RESPONSES,
+    responses=TERM_PATH_RESPONSES,
 )
-def confused_with(term_id: TermId, glossary: GlossaryDep, lang: LangQuery = None) -> TermEdges:
+def confused_with(term_id: TermIdPath, glossary: GlossaryDep, lang: LangQuery = None) -> TermEdges:
     return _term_edges(glossary, term_id, glossary.confusables(term_id), lang)
 
 
@@ -78,10 +77,10 @@ def confused_with(term_id: TermId, glossary: GlossaryDep, lang: LangQuery = None
     "/terms/{term_id}/neighbors",
     response_model=Neighbors,
     summary="Terms within depth hops",
-    responses=ERROR_RESPONSES,
+    responses=TERM_PATH_RESPONSES,
 )
 def neighbors(
-    term_id: TermId,
+    term_id: TermIdPath,
     glossary: GlossaryDep,
     depth: Annotated[int, Query(ge=1, le=3, description="Hops.")] = 1,
     types: TypesQuery = "related_to,confused_with",
@@ -108,9 +107,11 @@ def neighbors(
 
 
 def resolve(glossary: Glossary, text: str) -> str:
-    """A term id from an id or a name (via lookup); :class:`TermNotFound` with suggestions otherwise."""
-    if text in glossary:
-        return text
+    """A term id from an id (current or former) or a name (via lookup); :class:`TermNotFound` with
+    suggestions otherwise."""
+    current = glossary.current_id(text)
+    if current is not None:
+        return current
     hits = glossary.lookup(text)
     if hits:
         return hits[0].term.id
@@ -173,5 +174,5 @@ def subgraph(
             f"{len(wanted)} ids given; at most {MAX_SUBGRAPH_IDS} allowed",
             {"count": len(wanted), "max_ids": MAX_SUBGRAPH_IDS},
         )
-    terms, edges = glossary.subgraph(wanted)
+    terms, edges = glossary.subgraph(glossary.current_id(i) or i for i in wanted)  # former ids too
     return Subgraph(nodes=[TermSummary.of(t, lang) for t in terms], edges=[EdgeOut.of(e) for e in edges])

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from api.caching import cached_response
-from api.deps import GlossaryDep
-from api.schemas.common import ERROR_RESPONSES, MAX_OFFSET, DefinitionOut, Lang, TermSummary, term_fields
+from api.deps import GlossaryDep, TermIdPath
+from api.schemas.common import (
+    ERROR_RESPONSES,
+    MAX_OFFSET,
+    TERM_PATH_RESPONSES,
+    DefinitionOut,
+    Lang,
+    TermSummary,
+    term_fields,
+)
 from api.schemas.terms import EdgeCounts, TermDetail, TermPage
 from kg.model import Term
 
 router = APIRouter(prefix="/v1/terms", tags=["terms"])
 
-TermId = Annotated[str, Path(min_length=1, max_length=200, description="Term id.", examples=["vllm"])]
 LangQuery = Annotated[Lang | None, Query(description="Language of `label`.", examples=["zh"])]
 
 
@@ -54,10 +61,10 @@ async def list_terms(
     "/{term_id}",
     response_model=TermDetail,
     summary="One term, full node",
-    responses={**ERROR_RESPONSES, 304: {"description": "Not modified (If-None-Match)."}},
+    responses={**TERM_PATH_RESPONSES, 304: {"description": "Not modified (If-None-Match)."}},
 )
 async def get_term(
-    term_id: TermId, glossary: GlossaryDep, request: Request, lang: LangQuery = None
+    term_id: TermIdPath, glossary: GlossaryDep, request: Request, lang: LangQuery = None
 ) -> Response:
     term = glossary.get(term_id)
     edges = glossary.edges_of(term.id)

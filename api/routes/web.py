@@ -6,14 +6,14 @@ from pathlib import Path as FsPath
 from typing import Annotated
 
 import networkx as nx
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse
 from starlette.exceptions import HTTPException
 
 from api.caching import cached_response
-from api.deps import GlossaryDep
+from api.deps import GlossaryDep, TermIdPath
 from api.schemas.chat import LayoutEdge, LayoutNode, TermLayout
-from api.schemas.common import ERROR_RESPONSES, Lang
+from api.schemas.common import TERM_PATH_RESPONSES, Lang
 from kg.store import Glossary
 
 router = APIRouter(tags=["web"])
@@ -72,10 +72,10 @@ def layout_positions(
     response_model=TermLayout,
     summary="A term's neighbourhood with node positions, for drawing",
     tags=["graph"],
-    responses={**ERROR_RESPONSES, 304: {"description": "Not modified (If-None-Match)."}},
+    responses={**TERM_PATH_RESPONSES, 304: {"description": "Not modified (If-None-Match)."}},
 )
 def term_layout(
-    term_id: Annotated[str, Path(min_length=1, max_length=200, description="Term id.", examples=["vllm"])],
+    term_id: TermIdPath,
     glossary: GlossaryDep,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=60, description="Most neighbours drawn.")] = 24,

@@ -36,6 +36,14 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     422: {"model": ErrorResponse, "description": "Invalid parameters."},
     503: {"model": ErrorResponse, "description": "Artifact not loaded."},
 }
+#: Routes with a term id in their path: a former id of a term is redirected.
+TERM_PATH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    301: {
+        "model": ErrorResponse,
+        "description": "A former id of a term: `Location` is the same URL with its current id.",
+    },
+    **ERROR_RESPONSES,
+}
 
 
 class TermRef(BaseModel):

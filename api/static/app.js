@@ -152,6 +152,10 @@ async function showTerm(id) {
     termPanel.replaceChildren(el("p", { class: "error", text: `无法加载术语 ${id}: ${err.message}` }));
     return;
   }
+  if (term.id !== id) {  // a former id (answered by a redirect): show the current one in the address
+    history.replaceState(null, "", `#term/${encodeURIComponent(term.id)}`);
+    id = term.id;
+  }
   const zh = term.labels.zh, en = term.labels.en;
   const head = el("div", { class: "term-head" },
     el("h2", { text: zh || en || term.id }),

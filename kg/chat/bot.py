@@ -56,6 +56,8 @@ def answer(
 ) -> Answer:
     """Answer *question* from the graph; update *context* (when given) for follow-ups."""
     t0 = time.perf_counter()
+    if context is not None:
+        context.follow_ids(glossary.current_id)  # a session saved before a rebuild
     linker = linker_for(glossary, engine)
     q = normalize(question, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import types
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -150,6 +151,17 @@ class ConversationState:
             self.named = list(answer.mentioned)
         if not used_context or not self.topic:
             self.topic = focus
+
+    def follow_ids(self, current_id: Callable[[str], str | None]) -> None:
+        """Map the term ids kept across turns to current ones (``Glossary.current_id``): a state
+        saved before a rebuild may hold former ids (kg/ids.py); ids no term has any more are dropped."""
+
+        def fix(ids: Iterable[str]) -> list[str]:
+            return list(dict.fromkeys(c for i in ids if (c := current_id(i)) is not None))
+
+        self.topic, self.last_terms = fix(self.topic), fix(self.last_terms)
+        self.pair, self.named = fix(self.pair), fix(self.named)
+        self.turns = deque(Turn(t.question, t.intent, tuple(fix(t.terms)), t.grounded) for t in self.turns)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-friendly data (lists, dicts, scalars); :meth:`from_dict` reads it back."""

@@ -19,6 +19,7 @@ def test_ids_are_stable_across_builds(built, corpus_copy: Path) -> None:
     again = build_graph(corpus_copy)
     assert [t.id for t in again.terms] == [t.id for t in built.terms]
     assert again.document()["edges"] == built.document()["edges"]
+    assert again.document()["id_aliases"] == built.document()["id_aliases"]
 
 
 def test_artifact_is_written_and_loadable(built, tmp_path: Path) -> None:
