@@ -8,6 +8,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -128,9 +129,29 @@ def _load_report(artifact: Path) -> dict:
         raise typer.Exit(2) from exc
 
 
+ContrastPairsOpt = typer.Option(
+    Path("tests/data/contrast_pairs.jsonl"),
+    "--contrasts",
+    help="Labelled term pairs (JSON lines) to score the artifact's confused_with edges on; skipped when absent.",
+)
+
+
+def _contrast_scores(artifact: Path, pairs_path: Path) -> dict[str, Any] | None:
+    """Recall and precision of the artifact's confused_with edges on labelled pairs."""
+    if not pairs_path.exists():
+        return None
+    from kg.evaluation.contrasts import load_pairs, score_contrasts
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    s = score_contrasts(g.terms.values(), g.edges, load_pairs(pairs_path))
+    return {k: s[k] for k in ("pairs", "recall_explicit", "recall", "precision")}
+
+
 @app.command()
-def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
-    """Entries per source, nodes, edges by type, merges, overlay decisions, unexplained entries."""
+def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path = ContrastPairsOpt) -> None:
+    """Entries per source, nodes, edges by type, merges, overlay decisions, unexplained entries, and
+    the graph's completeness figures (contrast recall/precision on the dev pairs, hash ids)."""
     r = _load_report(artifact)
     keys = (
         "entries_per_source",
@@ -154,6 +175,7 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
     # ids of the former zh-<hash> form (target 0) and former ids that still resolve (kg/ids.py);
     # None for a report of a build older than them
     summary["hash_ids"], summary["id_aliases"] = r.get("hash_ids"), r.get("id_aliases")
+    summary["contrast_pairs"] = _contrast_scores(artifact, contrasts)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
         return

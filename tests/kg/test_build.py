@@ -117,6 +117,12 @@ def test_cli_stats_lookup_export(built, tmp_path: Path) -> None:
     data = json.loads(stats.output)
     assert data["entries_per_source"] == {"000": 194, "001": 213, "002": 110, "004": 16}
     assert data["unexplained_entries"] == 0 and data["overlay_decisions"] < 60
+    assert data["duplicate_evidence_edges"] == 0 and data["pairs_with_both_types"] == 0
+    # the completeness figures of issue 11, scored on the artifact itself
+    assert data["hash_ids"] == 0
+    assert data["contrast_pairs"]["pairs"] == 200 and data["contrast_pairs"]["precision"] >= 0.95
+    edge_decisions = data["overlay_by_op"].get("edge", 0)
+    assert edge_decisions < 0.03 * sum(data["edges_by_type"].values())  # the rules do the work
     look = runner.invoke(app, ["lookup", "ｋｖ-Cache", "--artifact", str(out)])
     assert look.exit_code == 0 and "kv-cache" in look.output
     missing = runner.invoke(app, ["lookup", "no such thing", "--artifact", str(out)])
