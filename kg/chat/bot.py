@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 
 from kg.chat.context import Ctx, detect_lang
-from kg.chat.decide import decide
+from kg.chat.decide import asks_for_remedy, decide
 from kg.chat.finish import polish
 from kg.chat.intents import is_demonstrative, parse
 from kg.chat.linking import linker_for
@@ -67,6 +67,9 @@ def answer(
     )
     resolve_reference(ctx)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
+    plain = None
+    if ctx.referent and (parsed.intent == "which" or asks_for_remedy(parsed, analysis)):
+        plain = retrieve(linker, analysis, ctx.body_text(substitute=False))
     ctx.decision = decide(
         engine,
         refusal or refusal_model_for(glossary, engine),
@@ -78,6 +81,8 @@ def answer(
         referent=ctx.referent,
         neighbours=set(glossary.neighbours(ctx.referent)) if ctx.referent else None,
         demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
+        plain=plain,
+        near_of=lambda t: set(glossary.neighbours(t)),
     )
     action = ctx.decision.action
     if action == "clarify":

@@ -25,6 +25,7 @@ finds nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -96,17 +97,41 @@ class Decision:
     features: dict[str, float] = field(default_factory=dict)
 
 
+# "Which" questions about a fact of the term under discussion (who made it, when, in which paper)
+# rather than about another term that plays a role.
+_ASKS_ATTRIBUTE = re.compile(
+    r"哪家|哪个公司|哪间公司|哪个厂|谁(?:做|出|开发|提出|发明|推出)|哪一?年|什么时候|哪篇|哪位|"
+    r"\bwho\b|\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
+)
+
+
 def _candidate(
-    parsed: Parsed, analysis: Analysis, retrieval: Retrieval, referent: str | None, neighbours: set[str]
+    parsed: Parsed,
+    analysis: Analysis,
+    retrieval: Retrieval,
+    referent: str | None,
+    neighbours: set[str],
+    plain: Retrieval | None = None,
+    near_of: Callable[[str], set[str]] | None = None,
 ) -> str | None:
     exclude: list[str] = []
     if parsed.intent == "which" or asks_for_remedy(parsed, analysis):
         exclude = [*retrieval.named, *([referent] if referent else [])]
+        if referent and _ASKS_ATTRIBUTE.search(parsed.folded):
+            return referent  # "第三个是哪家出的": a fact about the term itself, not another term
         if referent:
             # "哪个推理引擎是靠它起家的": the answer is linked to the term under discussion;
-            # when no neighbour fits, the question is about that term itself ("第三个是哪家出的")
-            near = [h for h in retrieval.hits if h.term_id in neighbours and h.term_id not in exclude]
-            return near[0].term_id if near else None
+            # when no neighbour fits, the question is about that term itself ("第三个是哪家出的").
+            # Neighbours are ranked by the question without the referent's name, whose words
+            # would pull its look-alikes up ("KV cache 的显存碎片…" → capacity-bound).
+            ranking = (plain or retrieval).hits
+            near = [h.term_id for h in ranking if h.term_id in neighbours and h.term_id not in exclude]
+            # "哪个推理引擎…": a class the question names narrows the answer to its members
+            classes = [t for t in retrieval.named if t != referent]
+            if near_of is not None and classes:
+                members = [t for t in near if any(t in near_of(c) for c in classes)]
+                near = members or near
+            return near[0] if near else None
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
 
@@ -177,14 +202,21 @@ def decide(
     referent: str | None = None,
     neighbours: set[str] | None = None,
     demonstrative: bool = False,
+    plain: Retrieval | None = None,
+    near_of: Callable[[str], set[str]] | None = None,
 ) -> Decision:
-    """Apply the rules of the module docstring to one question."""
+    """Apply the rules of the module docstring to one question.
+
+    *plain* is the search of the question without its pronouns' referent, and *near_of* the
+    graph neighbours of a term: a follow-up "which" question picks among the referent's
+    neighbours with them.
+    """
     body = parsed.body.text if parsed.body else parsed.folded
     if not body.strip():
         return Decision("refuse", False, "empty")
     if unresolved_pronoun:
         return Decision("clarify", True, "clarify")
-    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set())
+    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of)
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval))
     if used_context:

@@ -61,6 +61,8 @@ def resolve_reference(ctx: Ctx) -> None:
         here = list(dict.fromkeys(s.term_id for s in spans if s.end <= p.start))
         in_question = len(here) >= 2
         pool = here if in_question else (state.named or state.pair if state is not None else [])
+        if not pool and state is not None and state.topic and k in (0, -1):
+            pool = state.topic[:1]  # "Compare X and <unknown>" then "the first one": the one we know
         if pool and -len(pool) <= k < len(pool):
             ctx.referent = pool[k]
             ctx.used_context = not in_question

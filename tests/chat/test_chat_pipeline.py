@@ -111,6 +111,30 @@ def test_ordinals_follow_the_users_order(glossary: Glossary, engine: SearchEngin
     assert a.grounded and a.citations[0].term_id == "tensor-parallelism"
 
 
+def test_an_ordinal_after_a_question_naming_one_known_term_is_that_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "Compare expert parallelism and blorp parallelism for me", context=s)
+    a = answer(glossary, engine, "Tell me more about the first one", context=s)
+    assert a.grounded and a.citations[0].term_id == "expert-parallelism"
+
+
+def test_which_follow_ups_pick_among_the_referents_neighbours(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "PagedAttention 是什么？", context=s)
+    # the class the question names (推理引擎) narrows the referent's neighbours to its members
+    a = answer(glossary, engine, "哪个推理引擎最早就是靠它起家的？", context=s)
+    assert a.grounded and a.citations[0].term_id == "vllm"
+    # a fact about the term itself ("哪家出的") is answered with the term, not a neighbour
+    s = ConversationState()
+    answer(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", context=s)
+    a = answer(glossary, engine, "第三个是哪家出的？", context=s)
+    assert a.grounded and a.citations[0].term_id == "text-generation-inference"
+
+
 def test_a_bare_pronoun_opening_a_conversation_gets_a_question(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
