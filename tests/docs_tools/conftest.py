@@ -16,6 +16,14 @@ import pytest
 from tests.export.conftest import DOC
 
 
+@pytest.fixture(scope="session")
+def real_doc() -> dict[str, Any]:
+    """The export document of the real bundled corpus, built once (a few seconds)."""
+    from kg.build import build_graph
+
+    return build_graph().document()
+
+
 @pytest.fixture
 def small_doc() -> dict[str, Any]:
     """The exporters' hand-made document (tests/export/conftest.py) without its dangling edge,

@@ -19,11 +19,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def real_site(tmp_path_factory: Any) -> Path:
-    from kg.build import build_graph
-
+def real_site(tmp_path_factory: Any, real_doc: dict[str, Any]) -> Path:
     out = tmp_path_factory.mktemp("site") / "glossary"
-    write_site(build_graph().document(), out)
+    write_site(real_doc, out)
     return out
 
 
