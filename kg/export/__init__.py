@@ -32,7 +32,9 @@ The export document::
 Common conventions: a name's language is decided by script (any Chinese character → ``zh``,
 else ``en``); per-term views (CSV, Markdown, TBX) show an edge on both of its terms, and
 ignore edges whose ends are not nodes. Modules: :mod:`.json_export`, :mod:`.csv_export`,
-:mod:`.markdown`, :mod:`.tbx` (modelling notes there), :mod:`.skos` (modelling notes there).
+:mod:`.markdown`, :mod:`.tbx` (modelling notes there), :mod:`.skos` (modelling notes there); for
+docs tools :mod:`.mkdocs_abbr` (mkdocs-material abbreviations), :mod:`.docusaurus`
+(docusaurus-plugin-glossary) and :mod:`.site` (a static site, a directory rather than one text).
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ from dataclasses import dataclass
 
 from kg.export._common import ExportDoc
 from kg.export.csv_export import CSV_COLUMNS, to_csv
+from kg.export.docusaurus import to_docusaurus
 from kg.export.json_export import to_json
 from kg.export.markdown import to_markdown
+from kg.export.mkdocs_abbr import to_mkdocs_abbr
 from kg.export.skos import read_skos, to_jsonld, to_skos_turtle
 from kg.export.tbx import read_tbx, to_tbx
 
@@ -67,6 +71,9 @@ FORMATS: dict[str, ExportFormat] = {
         ExportFormat("skos-turtle", "text/turtle", "ttl", to_skos_turtle),
         ExportFormat("jsonld", "application/ld+json", "jsonld", to_jsonld),
         ExportFormat("markdown", "text/markdown; charset=utf-8", "md", to_markdown),
+        # docs tools (docs/DOCS-TOOLING.md)
+        ExportFormat("mkdocs-abbr", "text/markdown; charset=utf-8", "md", to_mkdocs_abbr),
+        ExportFormat("docusaurus", "application/json", "json", to_docusaurus),
     )
 }
 
@@ -91,9 +98,11 @@ __all__ = [
     "read_skos",
     "read_tbx",
     "to_csv",
+    "to_docusaurus",
     "to_json",
     "to_jsonld",
     "to_markdown",
+    "to_mkdocs_abbr",
     "to_skos_turtle",
     "to_tbx",
 ]

@@ -70,6 +70,8 @@ def test_export_json_etag(client: TestClient, graph_doc: dict[str, Any]) -> None
         ("tbx", "application/x-tbx+xml", "<tbx"),
         ("skos-turtle", "text/turtle", "skos:"),
         ("jsonld", "application/ld+json", "@context"),
+        ("mkdocs-abbr", "text/markdown", "*[TTFT]: "),
+        ("docusaurus", "application/json", '"relatedTerms"'),
     ],
 )
 def test_export_formats(client: TestClient, fmt: str, media: str, needle: str) -> None:
