@@ -22,6 +22,11 @@ _CJK_RANGES = (
 _LOOSE_DROP = re.compile(r"[\s\-_‐‑‒–—·・.．/\\'’`\"“”()（）\[\]【】,，:：;；!！?？、]+")
 _WS = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# The same ranges as one character class: a regex scan is ~20x faster than a Python loop, and
+# has_cjk / fold run on every name and question (the chat's refusal fit calls them ~1M times).
+_CJK = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]")
+# a space with a CJK character on either side (fold drops it)
+_CJK_SPACE = re.compile(f"(?<={_CJK.pattern}) | (?={_CJK.pattern})")
 
 
 @lru_cache(maxsize=1)
@@ -33,13 +38,13 @@ def _t2s():  # pragma: no cover - trivial
 
 def is_cjk_char(ch: str) -> bool:
     """True for a CJK ideograph (Chinese character)."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+    cp = ord(ch)  # the common range first, no generator: this runs once per character
+    return 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF or 0x20000 <= cp <= 0x2FA1F
 
 
 def has_cjk(text: str) -> bool:
     """True when *text* contains at least one Chinese character."""
-    return any(is_cjk_char(c) for c in text)
+    return _CJK.search(text) is not None
 
 
 def has_latin(text: str) -> bool:
@@ -75,12 +80,7 @@ def fold(text: str) -> str:
     text = to_simplified(clean(text)).casefold()
     # Drop the space on either side of a CJK character: zh typography inserts it
     # between scripts, users often do not.
-    out = []
-    for i, ch in enumerate(text):
-        if ch == " " and 0 < i < len(text) - 1 and (is_cjk_char(text[i - 1]) or is_cjk_char(text[i + 1])):
-            continue
-        out.append(ch)
-    return "".join(out)
+    return _CJK_SPACE.sub("", text) if " " in text else text
 
 
 def name_key(text: str) -> str:
