@@ -156,6 +156,49 @@ def render_heavy(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_rebuild(d: dict[str, Any]) -> str:
+    """Rebuild after one edited entry against a full build (``glossary bench-rebuild``)."""
+    r, full = d["rebuild"], d["full_build"]
+    ft = full["timings"]
+    lines = [
+        "## Incremental rebuild (one edited entry)",
+        "",
+        f"Command: `{d['command']}` (started {d['started_at']}, {d['duration_s']} s; {d['machine']['cpus']} CPUs, "
+        f"load average before {d['machine']['loadavg_before'][0]}). Corpus: the bundled one copied to a "
+        f"temporary directory ({_fmt(d['terms'])} terms, {_fmt(d['passages'])} passages), encoder "
+        f"`{d['encoder']}`, empty caches of its own. Each rebuild follows an edit of one definition line.",
+        "",
+        "| build | runs | median s | graph s | indexes s | refusal model s | write s | texts encoded |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| full build, cold caches | 1 | {_fmt(ft['total_s'], 2)} | {_fmt(ft['graph_s'], 2)} | "
+        f"{_fmt(ft['index_s'], 2)} | {_fmt(ft['refusal_s'], 2)} | {_fmt(ft['write_s'], 2)} | {_fmt(full['encoded'])} |",
+        f"| rebuild after an edit (`--watch`, published) | {r['runs']} | **{_fmt(r['median_s'], 2)}** | "
+        f"{_fmt(r['graph_median_s'], 2)} | {_fmt(r['index_median_s'], 2)} | {_fmt(r['refusal_median_s'], 2)} "
+        f"(carried) | {_fmt(r['write_median_s'], 2)} | {_fmt(r['encoded_median'])} |",
+        f"| then: refusal model refit, published (`--watch`) | {len(d['refits'])} | {_fmt(d['refit_median_s'], 2)} "
+        "| – | – | (all) | – | 0 |",
+        f"| `glossary build` after an edit (new process) | {len(d['cli_rebuilds'])} | "
+        f"{_fmt(d['cli_rebuild_median_s'], 2)} | – | – | – | – | – |",
+    ]
+    agreement = d.get("refusal_agreement")
+    if agreement:
+        lines += [
+            "",
+            f"Between a rebuild and its refit the artifact carries the refusal model of the version before "
+            f"the edit. On the model's {_fmt(agreement['questions'])} training questions, with the edited "
+            f"graph's features, it takes the same answer/refuse decision as the refit model for "
+            f"**{agreement['same_decision'] * 100:.2f} %** of them (answered: {agreement['answered_by_carried']} "
+            f"vs {agreement['answered_by_refit']}).",
+        ]
+    lines += ["", "| target | limit | measured | status |", "|---|---:|---:|---|"]
+    for t in d["targets"]:
+        lines.append(
+            f"| {t['target']} | {_fmt(t['limit'])} {t['unit']} | {_fmt(t['value'], 2)} {t['unit']} | {t['status']} |"
+        )
+    lines += ["", "Raw output: [bench/rebuild.json](bench/rebuild.json)."]
+    return "\n".join(lines)
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
@@ -164,6 +207,7 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
         ("http", render_http),
         ("sse", render_sse),
         ("heavy", render_heavy),
+        ("rebuild", render_rebuild),
     )
     for name, render in renderers:
         path = bench_dir / f"{name}.json"

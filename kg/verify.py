@@ -132,6 +132,29 @@ def checksums(root: Path) -> dict[str, str]:
     return {rel: file_sha256(root / rel) for rel in artifact_files(root) if rel != MANIFEST}
 
 
+def content_hash(sums: dict[str, str]) -> str:
+    """The artifact's version as a content hash: SHA-256 over every file's path and checksum
+    (``manifest.json`` excluded). Two builds of the same corpus with the same code and encoder
+    have the same one; any change to a served file changes it."""
+    digest = hashlib.sha256()
+    for rel in sorted(sums):
+        if rel != MANIFEST:
+            digest.update(f"{rel}\0{sums[rel]}\n".encode())
+    return digest.hexdigest()
+
+
+def artifact_content_hash(manifest: dict[str, Any] | None) -> str | None:
+    """The manifest's ``content_sha256``, or one computed from its checksums (artifacts published
+    before it was recorded); None for an artifact without checksums."""
+    if not manifest:
+        return None
+    recorded = manifest.get("content_sha256")
+    if isinstance(recorded, str):
+        return recorded
+    sums = manifest.get("checksums")
+    return content_hash(sums) if isinstance(sums, dict) and sums else None
+
+
 # --- graph.json -------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +72,6 @@ def write_index_dir(directory: Path, index: Any, ids: list[str], *, encoder_id: 
     kind = kind_of(index)
     manifest: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "encoder_id": encoder_id,
         "dim": int(index.d),
         "count": int(index.ntotal),

