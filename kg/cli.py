@@ -144,6 +144,7 @@ def _watch(builder: Any, debounce: float) -> None:
         return time.strftime("%H:%M:%S")
 
     def built(o: Any) -> None:
+        builder.progress = False  # after the first build only a few passages are encoded
         _print_input_warnings(o.result)
         t = o.timings
         refusal = {"carried": "refusal model of the previous version (refit follows)"}.get(
@@ -165,7 +166,7 @@ def _watch(builder: Any, debounce: float) -> None:
             )
 
     def failed(exc: BaseException) -> None:
-        message = getattr(exc, "message", None) or str(exc)
+        message = str(exc) if isinstance(exc, SourceError) else getattr(exc, "message", None) or str(exc)
         err.print(
             f"[{stamp()}] [red]build failed:[/red] {escape(message)}; the last good artifact stays published",
             highlight=False,
