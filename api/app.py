@@ -3,15 +3,17 @@
 >>> app = create_app()                                   # doctest: +SKIP
 >>> app = create_app(Settings(artifact_dir="x"), glossary=Glossary(doc), engine=engine)  # tests  # doctest: +SKIP
 
-The glossary and the search engine (``<artifact>/search``) are loaded once, in the lifespan,
-unless injected; routes reach them through :func:`api.deps.get_glossary` and
+The glossary and the search engine (``<artifact>/search``) are loaded in the lifespan, unless
+injected, and replaced whole by a reload (SIGHUP, ``POST /admin/reload``: :mod:`api.reload`);
+routes reach the ones their request began with through :func:`api.deps.get_glossary` and
 :func:`api.deps.get_engine`. A missing artifact does not stop the app: ``/readyz`` and every
-data route answer 503 until it is there (restart to reload); a missing or mismatched search
-index makes only the search routes answer 503 (``/readyz`` says ``degraded``).
+data route answer 503 until it is there (then reload, or restart); a missing or mismatched
+search index makes only the search routes answer 503 (``/readyz`` says ``degraded``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator
@@ -32,7 +34,9 @@ from api.middleware import (
     SecurityHeadersMiddleware,
     UnhandledErrorMiddleware,
 )
+from api.reload import ArtifactMiddleware, Loaded, Reloader, install_sighup, load_artifact, load_engine
 from api.routes import (
+    admin,
     ask,
     chat,
     compare,
@@ -48,7 +52,8 @@ from api.routes import (
     web,
 )
 from api.settings import Settings
-from kg.errors import ArtifactError, GlossaryError
+from kg.build import pin_directory
+from kg.errors import ArtifactError
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.verify import check_artifact
@@ -64,45 +69,52 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        loaded = False
-        # Verified once, then every part is loaded from the one version directory the check
-        # resolved (a build may publish a new version meanwhile); a damaged part is not served.
-        # an artifact that is there is verified once, then every part is loaded from the one
+        # An artifact that is there is verified once, then every part is loaded from the one
         # version directory the check resolved (a build may publish a new version meanwhile);
         # a damaged part is not served. A missing artifact keeps the plain "build it" errors.
-        check = (
-            check_artifact(settings.artifact_dir, settings.encoder)
-            if settings.artifact_dir.exists()
-            else None
-        )
-        app.state.artifact_check = check
-        path = check.path if check is not None else settings.artifact_dir
-        if app.state.glossary is None:
+        # A worker started after a reload (one replacing a dead worker) loads the server's
+        # current target instead (api/reload.py, kg/reload.py).
+        reloader = app.state.reloader = Reloader(app, settings)
+        target = reloader.startup_target()
+        path = Path(target.path) if target is not None else settings.artifact_dir
+        injected: Glossary | None = app.state.glossary
+        if injected is not None:  # tests: the graph (and maybe the engine) given to create_app
+            loaded = Loaded(glossary=injected, engine=app.state.engine)
+            if loaded.engine is None:
+                check = check_artifact(path, settings.encoder) if path.exists() else None
+                if check is not None and check.search_error is not None:
+                    log.error("search engine not loaded: %s", check.search_error.message)
+                    loaded.engine_error = check.search_error
+                else:
+                    loaded.engine, loaded.engine_error = load_engine(
+                        settings,
+                        injected,
+                        check.path if check is not None else path,
+                        with_chat=check is None or check.chat_error is None,
+                    )
+        elif path.exists():
+            loaded = load_artifact(settings, path, strict=False)
+        else:
+            loaded = Loaded(
+                glossary_error=ArtifactError(f"no artifact at {path.name}: run `glossary build` first")
+            )
             try:
-                if check is not None and check.graph_error is not None:
-                    raise check.graph_error
-                app.state.glossary = Glossary.load(path)
-                app.state.glossary_error = None
-                loaded = True
-            except ArtifactError as exc:
-                log.error("glossary not loaded: %s", exc.message)
-                app.state.glossary_error = exc
-        if app.state.engine is None and app.state.glossary is not None:
-            if check is not None and check.search_error is not None:
-                log.error("search engine not loaded: %s", check.search_error.message)
-                app.state.engine_error = check.search_error
-            else:
-                with_chat = check is None or check.chat_error is None
-                app.state.engine, app.state.engine_error = _load_engine(
-                    settings, app.state.glossary, path, with_chat=with_chat
-                )
-            loaded = True
-        if loaded:
-            # The loaded graph and indexes live as long as the process: keep them out of the
-            # cyclic GC, whose full collections would otherwise scan them (~20 ms pauses).
-            gc.collect()
-            gc.freeze()
+                Glossary.load(path)
+            except ArtifactError as exc:  # the message users know ("graph.json: missing …")
+                loaded.glossary_error = exc
+        if loaded.path is not None:
+            pin_directory(loaded.path)
+        app.state.artifact = loaded
+        # the loaded graph and indexes live until a reload replaces them: keep them out of the
+        # cyclic GC, whose full collections would otherwise scan them (~20 ms pauses)
+        gc.collect()
+        gc.freeze()
+        reloader.report()
+        watcher = asyncio.create_task(reloader.watch()) if reloader.channel is not None else None
+        install_sighup(reloader)
         yield
+        if watcher is not None:
+            watcher.cancel()
         sessions = getattr(app.state, "chat_sessions", None)
         if sessions is not None:  # its connections (reopened if the app starts again)
             sessions.close()
@@ -122,12 +134,15 @@ def create_app(
     app.state.engine = engine
     app.state.engine_error = None
     app.state.export_cache = RenderCache(settings.export_cache_size)
+    app.state.artifact = None  # set by the lifespan; swapped by a reload (api/reload.py)
 
     install_error_handlers(app)
     for module in (health, terms, lookup, suggest, search, graph, compare, stats, export):
         app.include_router(module.router)
     for module in (ask, chat, openai_compat, web):  # chatbot and web page
         app.include_router(module.router)
+    if settings.admin_token is not None:  # no token, no admin endpoint (404)
+        app.include_router(admin.router)
 
     # Added innermost first. The JSON guard reads bodies the size limit has already bounded; CORS
     # wraps them (and the 500s) so error responses carry its headers too; HEAD runs as GET outside
@@ -146,43 +161,6 @@ def create_app(
     app.add_middleware(HeadAsGetMiddleware)
     docs = {app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
     app.add_middleware(SecurityHeadersMiddleware, docs_paths=frozenset(p for p in docs if p))
+    # outermost: the artifact a request uses is fixed when it arrives, and every response says which
+    app.add_middleware(ArtifactMiddleware)
     return app
-
-
-def _attach_refusal_model(artifact: Path, engine: SearchEngine) -> None:
-    """The chatbot's refusal model from ``<artifact>/chat/refusal.json``; without one (an artifact
-    built before it existed) it is trained on the first chat question, with a warning now."""
-    from kg.chat.refusal import RefusalModel, attach_refusal_model
-
-    try:
-        model = RefusalModel.load(artifact)
-    except (OSError, ValueError, KeyError) as exc:
-        log.warning("chat refusal model not loaded (%s): it is trained on the first question", exc)
-        return
-    if model is None:
-        log.warning("no chat/refusal.json in the artifact: the chat's refusal model is trained on first use")
-        return
-    attach_refusal_model(engine, model)
-
-
-def _load_engine(
-    settings: Settings, glossary: Glossary, artifact: Path, *, with_chat: bool = True
-) -> tuple[SearchEngine | None, ArtifactError | None]:
-    """The engine saved in ``<artifact>/search`` (warmed up), or the error that stopped it."""
-    from embeddings import VectorIndexError
-
-    try:
-        engine = SearchEngine.for_artifact(artifact, glossary.terms.values(), settings.encoder)
-    except (GlossaryError, VectorIndexError, ValueError, OSError) as exc:
-        message = exc.message if isinstance(exc, GlossaryError) else f"search index not loaded: {exc}"
-        log.error("search engine not loaded: %s", message)
-        return None, ArtifactError(message)
-    if with_chat:
-        _attach_refusal_model(artifact, engine)
-    if settings.warm_up:
-        try:
-            engine.search("warm up 预热", "hybrid", limit=1)  # loads the query encoder and jieba's caches
-        except Exception as exc:  # an encoder that cannot run would fail every search: say so now
-            log.exception("search engine warm-up failed")
-            return None, ArtifactError(f"the search engine failed to warm up: {exc}")
-    return engine, None

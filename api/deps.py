@@ -1,4 +1,5 @@
-"""FastAPI dependencies: the loaded glossary, search engine and settings, read from ``app.state``."""
+"""FastAPI dependencies: the glossary and search engine of the artifact a request began with
+(:mod:`api.reload`), and the settings."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from urllib.parse import unquote_plus
 
 from fastapi import Depends, Path, Request
 
+from api.reload import pinned
 from api.settings import Settings
 from kg.errors import ArtifactError, BadQuery, TermMoved
 from kg.search.engine import SearchEngine
@@ -19,21 +21,21 @@ def get_settings(request: Request) -> Settings:
 
 
 def get_glossary(request: Request) -> Glossary:
-    """The glossary loaded at startup; 503 (:class:`ArtifactError`) when it could not be loaded."""
-    glossary: Glossary | None = getattr(request.app.state, "glossary", None)
-    if glossary is None:
-        error: ArtifactError | None = getattr(request.app.state, "glossary_error", None)
-        raise error or ArtifactError("the glossary artifact is not loaded")
-    return glossary
+    """The glossary of the artifact this request began with (:func:`api.reload.pinned`: a reload
+    meanwhile does not change it); 503 (:class:`ArtifactError`) when it could not be loaded."""
+    loaded = pinned(request)
+    if loaded.glossary is None:
+        raise loaded.glossary_error or ArtifactError("the glossary artifact is not loaded")
+    return loaded.glossary
 
 
 def get_engine(request: Request) -> SearchEngine:
-    """The search engine loaded at startup; 503 (:class:`ArtifactError`) when it could not be loaded."""
-    engine: SearchEngine | None = getattr(request.app.state, "engine", None)
-    if engine is None:
-        error: ArtifactError | None = getattr(request.app.state, "engine_error", None)
-        raise error or ArtifactError("the search index is not loaded")
-    return engine
+    """The search engine of the artifact this request began with; 503 (:class:`ArtifactError`)
+    when it could not be loaded."""
+    loaded = pinned(request)
+    if loaded.engine is None:
+        raise loaded.engine_error or ArtifactError("the search index is not loaded")
+    return loaded.engine
 
 
 async def check_query_length(request: Request) -> None:

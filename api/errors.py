@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kg.errors import GlossaryError, TermMoved
+from kg.errors import GlossaryError, TermMoved, Unauthorized
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,8 @@ def invalid_request_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
 async def glossary_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, GlossaryError)
     headers = {"Location": moved_location(request, exc)} if isinstance(exc, TermMoved) else None
+    if isinstance(exc, Unauthorized):
+        headers = {"WWW-Authenticate": 'Bearer realm="glossary-admin"'}
     return error_response(exc.status, exc.code, exc.message, exc.details, headers=headers)
 
 

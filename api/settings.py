@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kg.chat.sessions import SESSION_URL_FORMS, parse_session_url
@@ -68,6 +68,32 @@ class Settings(BaseSettings):
         ge=0,
         description="Rendered `/v1/export` bodies kept per worker (least recently used dropped; one entry per "
         "format of one artifact version, so 12 holds every format of two versions); 0 keeps none.",
+    )
+    # --- reload (docs/DEPLOY.md) ---
+    admin_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token of `POST /admin/reload`; unset (the default), the admin endpoint does not "
+        "exist (404). Compared in constant time.",
+    )
+    artifact_link: Path | None = Field(
+        default=None,
+        description="The published artifact a reload resolves again (the symlink `glossary build` switches); "
+        "set by `glossary serve`, whose workers load a pinned version directory (`artifact_dir`). "
+        "Default: `artifact_dir`.",
+    )
+    reload_dir: Path | None = Field(
+        default=None,
+        description="Directory through which the workers of one `glossary serve` learn of a reload (set by it; "
+        "see kg/reload.py). Unset: a reload reaches only the worker that receives it.",
+    )
+    reload_poll_seconds: float = Field(
+        default=0.25, gt=0, le=10, description="How often a worker looks for a reload requested elsewhere."
+    )
+    reload_wait_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=600,
+        description="How long `POST /admin/reload` waits for every worker to serve the new version.",
     )
     # --- uvicorn limits, passed by `glossary serve` (per worker) ---
     timeout_keep_alive: int = Field(

@@ -489,7 +489,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
 KEEP_VERSIONS = 2
 LOCK_TIMEOUT_S = 600.0
 LOCK_FILE = ".lock"
-_PINS: list[int] = []  # descriptors of this process's pins, held until it exits
+_PINS: dict[str, int] = {}  # version directory → this process's pin on it (held until unpinned or exit)
 
 
 def _publish_path(out_dir: str | os.PathLike[str]) -> Path:
@@ -842,18 +842,40 @@ def pin_version(artifact_dir: str | os.PathLike[str]) -> Path:
         store = versions_dir(_publish_path(artifact_dir))
         if root.parent != Path(os.path.realpath(store)):
             return root
-        pin = store / f".pin-{root.name}"
-        try:
-            fd = os.open(pin, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:  # a read-only artifact: no build can prune it either
+        if pin_directory(root):
             return root
-        fcntl.flock(fd, fcntl.LOCK_SH)
-        try:
-            same = os.fstat(fd).st_ino == os.stat(pin).st_ino
-        except FileNotFoundError:
-            same = False
-        if same and root.is_dir():
-            _PINS.append(fd)
-            return root
-        os.close(fd)  # pruned meanwhile: resolve again
+        # pruned meanwhile: resolve again
     return resolve_artifact(artifact_dir)
+
+
+def pin_directory(version_dir: str | os.PathLike[str]) -> bool:
+    """Keep one published version (``<artifact>.d/<version>``) from being pruned until
+    :func:`unpin_directory` or the end of this process. False when it is gone (pruned before it
+    could be pinned); True when pinned, or when it cannot be pinned because the store is
+    read-only (then no build can prune it either)."""
+    root = Path(os.path.realpath(version_dir))
+    if str(root) in _PINS:
+        return True
+    pin = root.parent / f".pin-{root.name}"
+    try:
+        fd = os.open(pin, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return root.is_dir()
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    try:
+        same = os.fstat(fd).st_ino == os.stat(pin).st_ino
+    except FileNotFoundError:
+        same = False
+    if same and root.is_dir():
+        _PINS[str(root)] = fd
+        return True
+    os.close(fd)
+    return False
+
+
+def unpin_directory(version_dir: str | os.PathLike[str]) -> None:
+    """Release this process's pin on a version (a server that has moved to another one); the
+    next build may prune it unless another process still pins it."""
+    fd = _PINS.pop(os.path.realpath(version_dir), None)
+    if fd is not None:
+        os.close(fd)

@@ -967,8 +967,11 @@ def serve(
     access_log: bool = AccessLogOpt,
     sessions: str | None = SessionsOpt,
 ) -> None:
-    """Run the REST API (uvicorn); builds the artifact first when it is missing."""
-    import uvicorn
+    """Run the REST API (uvicorn); builds the artifact first when it is missing. SIGHUP (or
+    `POST /admin/reload` with GLOSSARY_ADMIN_TOKEN set) serves a newly built artifact without a
+    restart (docs/DEPLOY.md)."""
+    import shutil
+    import tempfile
 
     sessions = sessions or os.environ.get("GLOSSARY_SESSIONS") or None
     if sessions is not None:  # fail here, not in every worker
@@ -994,9 +997,18 @@ def serve(
     from kg.build import pin_version
 
     # Every worker loads this one version (resolved now, kept from pruning while serve runs), even
-    # if a build publishes another meanwhile. Settings come from the environment, which the worker
-    # processes inherit; the path also names the default session file.
-    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(pin_version(artifact))
+    # if a build publishes another meanwhile, until a reload (SIGHUP, POST /admin/reload) moves
+    # them all to a newer one through the reload channel (kg/reload.py, api/serving.py). Settings
+    # come from the environment, which the worker processes inherit; the path also names the
+    # default session file.
+    version_dir = pin_version(artifact)
+    os.environ["GLOSSARY_ARTIFACT_DIR"] = str(version_dir)
+    os.environ["GLOSSARY_ARTIFACT_LINK"] = str(artifact.absolute())
+    reload_dir = Path(tempfile.mkdtemp(prefix="glossary-serve-"))
+    os.environ["GLOSSARY_RELOAD_DIR"] = str(reload_dir)
+    from kg.reload import ReloadChannel
+
+    ReloadChannel(reload_dir).publish(version_dir, "start")
     if sessions is not None:
         os.environ["GLOSSARY_SESSIONS"] = sessions
     # The query encoder's OpenMP threads: share the cores among workers, wait passively.
@@ -1015,17 +1027,22 @@ def serve(
     except ValidationError as exc:  # fail here, not in every worker
         err.print(f"settings: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    uvicorn.run(
-        "api.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        access_log=access_log,
-        timeout_keep_alive=limits.timeout_keep_alive,
-        h11_max_incomplete_event_size=limits.h11_max_incomplete_event_size,
-        limit_concurrency=limits.limit_concurrency,
-    )
+    import api.serving
+
+    try:
+        api.serving.run(  # uvicorn, with SIGHUP reloading the artifact (api/serving.py)
+            "api.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            access_log=access_log,
+            timeout_keep_alive=limits.timeout_keep_alive,
+            h11_max_incomplete_event_size=limits.h11_max_incomplete_event_size,
+            limit_concurrency=limits.limit_concurrency,
+        )
+    finally:
+        shutil.rmtree(reload_dir, ignore_errors=True)
 
 
 @app.command(

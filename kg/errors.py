@@ -84,3 +84,25 @@ class SessionStoreUnavailable(GlossaryError):
 
     status = 503
     code = "sessions_unavailable"
+
+
+class Unauthorized(GlossaryError):
+    """An admin request without credentials (``Authorization: Bearer <token>``)."""
+
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(GlossaryError):
+    """An admin request whose credentials are wrong."""
+
+    status = 403
+    code = "forbidden"
+
+
+class ArtifactRefused(GlossaryError):
+    """A reload found the newly published artifact damaged or incomplete: the server keeps
+    serving the one it has; ``details["problems"]`` lists what is wrong."""
+
+    status = 409
+    code = "artifact_refused"

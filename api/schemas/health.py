@@ -22,6 +22,26 @@ class SearchStatus(BaseModel):
     error: str | None = Field(default=None, description="Why the index is not loaded.", examples=[None])
 
 
+class ArtifactVersion(BaseModel):
+    """Which build the worker serves (changed by a reload: docs/DEPLOY.md)."""
+
+    version: str | None = Field(
+        default=None,
+        description="The version directory's name (build time and pid).",
+        examples=["20260101T120000000000Z-4242"],
+    )
+    content_sha256: str | None = Field(
+        default=None, description="SHA-256 over every file of the artifact: same content, same hash."
+    )
+    loaded_at: str = Field(description="When this worker loaded it (UTC).", examples=["2026-01-01T12:00:05Z"])
+    reloads: int = Field(
+        ge=0, default=0, description="Reload generation this worker has reached (0: none yet)."
+    )
+    last_reload_error: str | None = Field(
+        default=None, description="Why the last reload was refused (the previous artifact kept serving)."
+    )
+
+
 class Ready(BaseModel):
     status: Literal["ready", "degraded"] = Field(
         default="ready",
@@ -30,3 +50,10 @@ class Ready(BaseModel):
     terms: int = Field(ge=0, description="Number of terms loaded.", examples=[427])
     edges: int = Field(ge=0, description="Number of edges loaded.", examples=[1246])
     search: SearchStatus
+    version: str | None = Field(
+        default=None,
+        description="The artifact's version, as in the `X-Glossary-Version` header of every response: the "
+        "first 16 hex digits of its content hash.",
+        examples=["3f2a9c0d4e5b6a71"],
+    )
+    artifact: ArtifactVersion | None = None

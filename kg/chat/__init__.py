@@ -12,4 +12,20 @@ rephrasing), :mod:`.evaluate` (the chat evaluation). No FastAPI here.
 from kg.chat.bot import answer
 from kg.chat.model import INTENTS, Answer, Citation, ConversationState, Intent
 
-__all__ = ["INTENTS", "Answer", "Citation", "ConversationState", "Intent", "answer"]
+__all__ = ["INTENTS", "Answer", "Citation", "ConversationState", "Intent", "answer", "forget_artifacts"]
+
+
+def forget_artifacts() -> None:
+    """Drop the chat's caches keyed by a glossary or an engine (names, vocabularies): a server
+    that has swapped its artifact calls this so the old one can be freed (they refill from the
+    new one on the next question)."""
+    from kg.chat import compose, linking, normalize, refusal
+
+    for cached in (
+        compose._all_names,
+        linking._cached_vocabulary,
+        normalize.known_words,
+        normalize._zh_names,
+        refusal.name_parts,
+    ):
+        cached.cache_clear()

@@ -22,12 +22,18 @@ def test_healthz(client: TestClient) -> None:
 def test_readyz_with_glossary(client: TestClient, graph_doc: dict[str, Any]) -> None:
     resp = client.get("/readyz")
     assert resp.status_code == 200
-    assert resp.json() == {
+    body = resp.json()
+    artifact = body.pop("artifact")
+    assert body == {
         "status": "ready",
         "terms": len(graph_doc["nodes"]),
         "edges": len(graph_doc["edges"]),
         "search": {"loaded": True, "dense": True, "encoder": "hash:64", "error": None},
+        # a graph given without a manifest: its version is the graph document's hash
+        "version": resp.headers["X-Glossary-Version"],
     }
+    assert len(body["version"]) == 16
+    assert artifact["version"] is None and artifact["reloads"] == 0 and artifact["last_reload_error"] is None
 
 
 def test_readyz_degraded_without_search_index(make_client: Any, assert_error: Any) -> None:

@@ -49,8 +49,8 @@ def test_artifact_complete(tmp_path: Path) -> None:
 
 @pytest.fixture
 def recorded(monkeypatch: Any) -> dict[str, Any]:
-    """Replace the build and uvicorn.run by recorders; returns what they were called with."""
-    import uvicorn
+    """Replace the build and the uvicorn runner (api.serving.run) by recorders; returns what they were called with."""
+    import api.serving
 
     calls: dict[str, Any] = {}
 
@@ -67,8 +67,15 @@ def recorded(monkeypatch: Any) -> dict[str, Any]:
         }
 
     monkeypatch.setattr(kg.cli, "build", fake_build)
-    monkeypatch.setattr(uvicorn, "run", fake_run)
-    for name in ("GLOSSARY_ARTIFACT_DIR", "GLOSSARY_SESSIONS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY"):
+    monkeypatch.setattr(api.serving, "run", fake_run)
+    for name in (
+        "GLOSSARY_ARTIFACT_DIR",
+        "GLOSSARY_ARTIFACT_LINK",
+        "GLOSSARY_RELOAD_DIR",
+        "GLOSSARY_SESSIONS",
+        "OMP_NUM_THREADS",
+        "OMP_WAIT_POLICY",
+    ):
         # serve sets these; setenv first makes monkeypatch restore (or remove) them afterwards
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)

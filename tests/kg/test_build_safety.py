@@ -427,8 +427,9 @@ def test_sigkill_at_every_step_of_a_publish_keeps_an_artifact(
 
 @pytest.fixture
 def serve_calls(monkeypatch: Any) -> dict[str, Any]:
-    """uvicorn.run recorded; ``glossary build`` (the bundled corpus) must not be called."""
-    import uvicorn
+    """The uvicorn runner (api.serving.run) recorded; ``glossary build`` (the bundled corpus) must
+    not be called."""
+    import api.serving
 
     calls: dict[str, Any] = {}
 
@@ -437,9 +438,16 @@ def serve_calls(monkeypatch: Any) -> dict[str, Any]:
         raise AssertionError("serve rebuilt the bundled corpus over the user's artifact")
 
     monkeypatch.setattr(kg.cli, "build", no_build)
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.setdefault("run", kw))
+    monkeypatch.setattr(api.serving, "run", lambda app, **kw: calls.setdefault("run", kw))
     monkeypatch.setattr(kg.cli, "SERVE_INDEX_ENCODER", "hash:64")
-    for name in ("GLOSSARY_ARTIFACT_DIR", "GLOSSARY_SESSIONS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY"):
+    for name in (
+        "GLOSSARY_ARTIFACT_DIR",
+        "GLOSSARY_ARTIFACT_LINK",
+        "GLOSSARY_RELOAD_DIR",
+        "GLOSSARY_SESSIONS",
+        "OMP_NUM_THREADS",
+        "OMP_WAIT_POLICY",
+    ):
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
     return calls
