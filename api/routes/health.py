@@ -45,7 +45,7 @@ async def readyz(glossary: GlossaryDep, request: Request) -> Ready:
             version=loaded.version,
             content_sha256=loaded.content_sha256,
             loaded_at=_iso(loaded.loaded_at),
-            reloads=reloader.generation if reloader is not None else 0,
+            generation=reloader.generation if reloader is not None else 0,
             last_reload_error=reloader.last_error if reloader is not None else None,
         ),
     )

@@ -34,8 +34,11 @@ class ArtifactVersion(BaseModel):
         default=None, description="SHA-256 over every file of the artifact: same content, same hash."
     )
     loaded_at: str = Field(description="When this worker loaded it (UTC).", examples=["2026-01-01T12:00:05Z"])
-    reloads: int = Field(
-        ge=0, default=0, description="Reload generation this worker has reached (0: none yet)."
+    generation: int = Field(
+        ge=0,
+        default=0,
+        description="The server's reload generation this worker serves (1: the version `glossary serve` started "
+        "with, +1 per reload; 0: no reload channel).",
     )
     last_reload_error: str | None = Field(
         default=None, description="Why the last reload was refused (the previous artifact kept serving)."

@@ -33,7 +33,9 @@ def test_readyz_with_glossary(client: TestClient, graph_doc: dict[str, Any]) -> 
         "version": resp.headers["X-Glossary-Version"],
     }
     assert len(body["version"]) == 16
-    assert artifact["version"] is None and artifact["reloads"] == 0 and artifact["last_reload_error"] is None
+    assert (
+        artifact["version"] is None and artifact["generation"] == 0 and artifact["last_reload_error"] is None
+    )
 
 
 def test_readyz_degraded_without_search_index(make_client: Any, assert_error: Any) -> None:
