@@ -199,6 +199,51 @@ def render_rebuild(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_reload(d: dict[str, Any]) -> str:
+    """Reload under load (``glossary bench-reload``): failures and latency per window."""
+    st = d["settings"]
+    lines = [
+        "## Reload under load",
+        "",
+        f"Command: `{d['command']}` (started {d['started_at']}; {d['machine']['cpus']} CPUs, load average before "
+        f"{d['machine']['loadavg_before'][0]}). `glossary serve` with {st['workers']} workers and encoder "
+        f"`{st['encoder']}` on loopback, {st['concurrency']} connections cycling through the `bench-http` "
+        f"workload (term pages, lookups, suggestions, searches) for {d['duration_s']} s; {st['reloads']} times "
+        "a definition is edited and rebuilt beside the server (build), then `POST /admin/reload` swaps it in "
+        "(swap: from the request until every worker serves the new version, plus 0.5 s).",
+        "",
+        "| window | requests | failed | p50 ms | p99 ms | max ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key, label in (
+        ("steady", "steady (no build, no swap)"),
+        ("during_build", "during a rebuild"),
+        ("during_swap", "**during a swap**"),
+        ("all", "all"),
+    ):
+        w = d[key]
+        lines.append(
+            f"| {label} | {_fmt(w['requests'])} | {_fmt(w['failed'])} | {_fmt(w['p50_ms'], 2)} | "
+            f"{_fmt(w['p99_ms'], 2)} | {_fmt(w['max_ms'], 2)} |"
+        )
+    before = ", ".join(f"{v} MB" for v in d["worker_rss_mb_before"].values())
+    after = ", ".join(f"{v} MB" for v in d["worker_rss_mb_after"].values())
+    lines += [
+        "",
+        f"Swap (admin request until every worker serves the new version): "
+        f"{', '.join(f'{x:.2f}' for x in d['swap_s'])} s; rebuild: {', '.join(f'{x:.2f}' for x in d['build_s'])} s. "
+        f"Requests sent after a reload answered that the old version served: "
+        f"**{d['old_version_after_reload_answered']}**. Worker RSS before the reloads: {before}; after: {after}.",
+        "",
+        "| target | limit | measured | status |",
+        "|---|---:|---:|---|",
+    ]
+    for t in d["targets"]:
+        lines.append(f"| {t['target']} | {t['limit']} | {t['value']} | {t['status']} |")
+    lines += ["", "Raw output: [bench/reload.json](bench/reload.json)."]
+    return "\n".join(lines)
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
@@ -208,6 +253,7 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
         ("sse", render_sse),
         ("heavy", render_heavy),
         ("rebuild", render_rebuild),
+        ("reload", render_reload),
     )
     for name, render in renderers:
         path = bench_dir / f"{name}.json"

@@ -734,6 +734,52 @@ def bench_rebuild(
     console.print(f"wrote {out}")
 
 
+ReloadsOpt = typer.Option(5, "--reloads", min=1, help="Edit, rebuild and reload cycles under load.")
+ReloadConcurrencyOpt = typer.Option(16, "--concurrency", min=1, help="Connections of the closed-loop load.")
+ReloadWorkersOpt = typer.Option(SERVE_WORKERS, "--workers", min=1, help="Workers of the server.")
+ReloadOutOpt = typer.Option(None, "--out", help="JSON output (default docs/bench/reload.json).")
+
+
+@app.command("bench-reload")
+def bench_reload(
+    reloads: int = ReloadsOpt,
+    concurrency: int = ReloadConcurrencyOpt,
+    workers: int = ReloadWorkersOpt,
+    encoder: str = RebuildEncoderOpt,
+    out: Path | None = ReloadOutOpt,
+    doc: bool = DocOpt,
+) -> None:
+    """Reload under load (glossary serve, admin endpoint): failed requests and p99 during the swap; see
+    kg/bench/reload_bench.py."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from kg.bench.reload_bench import DEFAULT_OUT, run
+    from kg.benchreport import render_reload
+    from kg.docsections import replace_section
+
+    out = out or DEFAULT_OUT
+    command = (
+        f"glossary bench-reload --reloads {reloads} --concurrency {concurrency} --workers {workers} "
+        f"--encoder {encoder} --out {out}"
+    )
+    res = run(
+        reloads,
+        concurrency,
+        workers,
+        encoder,
+        command=command,
+        log=lambda m: err.print(f"[dim]{escape(m)}[/dim]", highlight=False),
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    md = render_reload(res)
+    console.print(md, markup=False, highlight=False)
+    if doc:
+        replace_section(Path("docs/BENCHMARKS.md"), "reload", md, title="Benchmarks")
+    console.print(f"wrote {out}")
+    if any(t["status"] != "met" for t in res["targets"]):
+        raise typer.Exit(1)
+
+
 SizesOpt = typer.Option(
     None, "--sizes", help="Synthetic corpus sizes in terms, comma-separated (default 10000,100000)."
 )

@@ -21,7 +21,6 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import Request
-from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.deps import GlossaryDep, get_glossary
@@ -147,17 +146,23 @@ def test_a_request_in_flight_finishes_on_the_old_artifact(corpus: Corpus) -> Non
     with serve(app) as base:
         old = httpx.get(f"{base}/readyz").json()["version"]
         result: dict[str, Any] = {}
-        held = threading.Thread(target=lambda: result.setdefault("resp", httpx.get(f"{base}/test/hold", timeout=60)))
+        held = threading.Thread(
+            target=lambda: result.setdefault("resp", httpx.get(f"{base}/test/hold", timeout=60))
+        )
         held.start()
         assert entered.wait(30)
         clause = corpus.edit_and_build()
-        reloaded = httpx.post(f"{base}/admin/reload", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
+        reloaded = httpx.post(
+            f"{base}/admin/reload", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60
+        )
         assert reloaded.status_code == 200, reloaded.text
         body = reloaded.json()
         assert body["status"] == "reloaded" and body["previous"] == old and body["version"] != old
         # new requests see the new artifact at once …
         fresh = httpx.get(f"{base}/v1/terms/kv-cache")
-        assert fresh.headers["X-Glossary-Version"] == body["version"] and clause in _kv_definition(fresh.json())
+        assert fresh.headers["X-Glossary-Version"] == body["version"] and clause in _kv_definition(
+            fresh.json()
+        )
         # … while the one in flight finishes on the old one, graph and header alike
         release.set()
         held.join(30)
@@ -234,7 +239,9 @@ def test_sighup_reloads_every_worker_and_tags_change(corpus: Corpus, workers: in
         # a cache holding the old tag is told the export changed
         assert (
             httpx.get(
-                base + "/v1/export", params={"format": "tbx"}, headers={"If-None-Match": export.headers["ETag"]}
+                base + "/v1/export",
+                params={"format": "tbx"},
+                headers={"If-None-Match": export.headers["ETag"]},
             ).status_code
             == 200
         )
@@ -257,7 +264,9 @@ def test_admin_reload_and_a_broken_artifact_is_refused(corpus: Corpus, assert_er
         clause = corpus.edit_and_build()
         body = httpx.post(base + "/admin/reload", headers=auth, timeout=60).json()
         assert body["status"] == "reloaded" and body["previous"] == old and body["all_workers_reloaded"]
-        assert len(body["workers"]) == 2 and {w["content_sha256"][:16] for w in body["workers"]} == {body["version"]}
+        assert len(body["workers"]) == 2 and {w["content_sha256"][:16] for w in body["workers"]} == {
+            body["version"]
+        }
         assert _versions(base) == {body["version"]}  # the answer comes once every worker serves it
         assert clause in _kv_definition(httpx.get(base + "/v1/terms/kv-cache").json())
 
@@ -265,7 +274,9 @@ def test_admin_reload_and_a_broken_artifact_is_refused(corpus: Corpus, assert_er
         corpus.edit_and_build()
         broken = resolve_artifact(corpus.artifact) / "search" / "engine.json"
         broken.write_text(broken.read_text(encoding="utf-8") + " ", encoding="utf-8")
-        details = assert_error(httpx.post(base + "/admin/reload", headers=auth, timeout=60), 409, "artifact_refused")
+        details = assert_error(
+            httpx.post(base + "/admin/reload", headers=auth, timeout=60), 409, "artifact_refused"
+        )
         assert details["problems"][0]["file"] == "search/engine.json"
         os.kill(proc.pid, signal.SIGHUP)
         time.sleep(1.0)
