@@ -105,6 +105,7 @@ def create_app(
         if loaded.path is not None:
             pin_directory(loaded.path)
         app.state.artifact = loaded
+        del loaded, injected  # this frame lives as long as the app: it must not keep the artifact
         # the loaded graph and indexes live until a reload replaces them: keep them out of the
         # cyclic GC, whose full collections would otherwise scan them (~20 ms pauses)
         gc.collect()

@@ -8,12 +8,14 @@ the test's own; an edit changes one definition of ``kv-cache``.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from fastapi import Request
 
 from api.app import create_app
 from api.deps import GlossaryDep, get_glossary
-from api.reload import pinned
+from api.reload import current, pinned
 from api.settings import Settings
 from kg.bench.http_load import free_port, wait_ready
 from kg.build import default_corpus_dir
@@ -145,6 +147,7 @@ def test_a_request_in_flight_finishes_on_the_old_artifact(corpus: Corpus) -> Non
     app.add_api_route("/test/hold", hold)
     with serve(app) as base:
         old = httpx.get(f"{base}/readyz").json()["version"]
+        old_artifact = weakref.ref(current(app))
         result: dict[str, Any] = {}
         held = threading.Thread(
             target=lambda: result.setdefault("resp", httpx.get(f"{base}/test/hold", timeout=60))
@@ -171,6 +174,12 @@ def test_a_request_in_flight_finishes_on_the_old_artifact(corpus: Corpus) -> Non
         assert resp.headers["X-Glossary-Version"] == old
         out = resp.json()
         assert out["tag"] == old and out["before"] == out["after"] and clause not in out["after"]
+        # and once it has finished, nothing keeps the old artifact alive
+        deadline = time.monotonic() + 10
+        while old_artifact() is not None and time.monotonic() < deadline:
+            gc.collect()
+            time.sleep(0.1)
+        assert old_artifact() is None
 
 
 # --- glossary serve, in its own process ----------------------------------------------------------
