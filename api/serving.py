@@ -41,9 +41,13 @@ class ReloadingMultiprocess(Multiprocess):
         super().__init__(config, sockets)
         self.artifact = artifact
         self.encoder = encoder
-        self.channel = ReloadChannel(os.environ["GLOSSARY_RELOAD_DIR"])
+        reload_dir = os.environ.get("GLOSSARY_RELOAD_DIR")
+        self.channel = ReloadChannel(reload_dir) if reload_dir else None
 
     def handle_hup(self) -> None:
+        if self.channel is None:  # not started by `glossary serve`: uvicorn's restart of the workers
+            super().handle_hup()
+            return
         request_reload(self.channel, self.artifact, self.encoder, "SIGHUP")
 
 

@@ -212,8 +212,8 @@ def render_reload(d: dict[str, Any]) -> str:
         "a definition is edited and rebuilt beside the server (build), then `POST /admin/reload` swaps it in "
         "(swap: from the request until every worker serves the new version, plus 0.5 s).",
         "",
-        "| window | requests | failed | p50 ms | p99 ms | max ms |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| window | requests | failed | p50 ms | p99 ms | p99 term/lookup/suggest ms | p99 search ms | max ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for key, label in (
         ("steady", "steady (no build, no swap)"),
@@ -224,7 +224,8 @@ def render_reload(d: dict[str, Any]) -> str:
         w = d[key]
         lines.append(
             f"| {label} | {_fmt(w['requests'])} | {_fmt(w['failed'])} | {_fmt(w['p50_ms'], 2)} | "
-            f"{_fmt(w['p99_ms'], 2)} | {_fmt(w['max_ms'], 2)} |"
+            f"{_fmt(w['p99_ms'], 2)} | {_fmt(w.get('p99_other_ms'), 2)} | {_fmt(w.get('p99_search_ms'), 2)} | "
+            f"{_fmt(w['max_ms'], 2)} |"
         )
     before = ", ".join(f"{v} MB" for v in d["worker_rss_mb_before"].values())
     after = ", ".join(f"{v} MB" for v in d["worker_rss_mb_after"].values())

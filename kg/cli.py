@@ -131,6 +131,8 @@ def build(
 def _encoded(outcome: Any) -> str:
     if not outcome.passages:
         return "lexical only"
+    if outcome.encoded is None:
+        return "every text encoded, no embedding cache"
     return f"{outcome.encoded} texts encoded, {outcome.reused} from the cache"
 
 

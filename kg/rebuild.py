@@ -47,8 +47,8 @@ class Outcome:
     content_sha256: str
     timings: dict[str, float] = field(default_factory=dict)
     passages: int = 0
-    encoded: int = 0  # texts the model encoded (cache misses)
-    reused: int = 0  # texts read from the vector cache
+    encoded: int | None = 0  # texts the model encoded (cache misses); None: no vector cache
+    reused: int | None = 0  # texts read from the vector cache
     refusal: str = ""  # fitted | cached | carried | none
     refusal_current: bool = True
     result: BuildResult | None = field(default=None, repr=False)
@@ -133,7 +133,8 @@ class Builder:
         result = build_graph(self.corpus)
         t_graph = time.perf_counter()
         encoder = self.encoder
-        before = (encoder.encoded, encoder.reused) if hasattr(encoder, "encoded") else (0, 0)
+        counted = hasattr(encoder, "encoded")
+        before = (encoder.encoded, encoder.reused) if counted else (0, 0)
         self._say(
             f"indexing {len(result.terms)} terms (encoder: {self.encoder_spec or 'none, lexical only'})"
         )
@@ -174,8 +175,8 @@ class Builder:
                 "total_s": t_write - t0,
             },
             passages=len(passages(result.terms)) if self.encoder_spec else 0,
-            encoded=after[0] - before[0],
-            reused=after[1] - before[1],
+            encoded=after[0] - before[0] if counted else None,
+            reused=after[1] - before[1] if counted else None,
             refusal=how,
             refusal_current=current,
             result=result,

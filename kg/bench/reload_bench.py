@@ -51,6 +51,7 @@ class Sample:
     latency: float  # seconds (until the response or the error)
     status: int  # 0: transport error
     version: str | None
+    search: bool  # /v1/search (CPU-bound, the slow tail) rather than a term page, lookup or suggestion
 
 
 # --- the builder beside the server ----------------------------------------------------------------
@@ -202,6 +203,11 @@ def _cmdline(pid: int) -> str:
 
 
 def _stats(samples: list[Sample]) -> dict[str, Any]:
+    """Counts and latency of *samples*, with the p99 of searches and of the other requests apart."""
+
+    def p99(subset: list[Sample]) -> float:
+        return round(percentile(sorted(s.latency * 1000 for s in subset if 200 <= s.status < 300), 99), 2)
+
     ok = sorted(s.latency * 1000 for s in samples if 200 <= s.status < 300)
     failed = [s for s in samples if not 200 <= s.status < 300]
     statuses: dict[str, int] = {}
@@ -214,6 +220,8 @@ def _stats(samples: list[Sample]) -> dict[str, Any]:
         "p50_ms": round(percentile(ok, 50), 2),
         "p99_ms": round(percentile(ok, 99), 2),
         "max_ms": round(ok[-1], 2) if ok else 0.0,
+        "p99_search_ms": p99([s for s in samples if s.search]),
+        "p99_other_ms": p99([s for s in samples if not s.search]),
     }
 
 
