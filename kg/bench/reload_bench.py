@@ -152,9 +152,10 @@ class Load:
                             time.perf_counter() - t0,
                             resp.status_code,
                             resp.headers.get("x-glossary-version"),
+                            path.startswith("/v1/search"),
                         )
                     except httpx.HTTPError:
-                        sample = Sample(t0, time.perf_counter() - t0, 0, None)
+                        sample = Sample(t0, time.perf_counter() - t0, 0, None, path.startswith("/v1/search"))
                     self.samples.append(sample)
 
             await asyncio.gather(*(worker(j) for j in range(self.concurrency)))
