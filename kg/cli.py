@@ -130,7 +130,9 @@ def _load_report(artifact: Path) -> dict:
 
 @app.command()
 def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
-    """Entries per source, nodes, edges by type, merges, overlay decisions, unexplained entries."""
+    """Entries per source, nodes, edges by type, merges, overlay decisions, categories (from
+    sections / inferred / none), names (terms without an English name, who gave the labels),
+    unexplained entries."""
     r = _load_report(artifact)
     keys = (
         "entries_per_source",
@@ -145,6 +147,10 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
         "uncategorized_nodes",
     )
     summary = {k: r[k] for k in keys}
+    # names and categories (an artifact built before these figures existed shows "n/a")
+    for k in ("inferred_category_nodes", "zh_only_without_en", "en_only_without_zh", "labels_by_origin"):
+        summary[k] = r.get(k, "n/a")
+    summary["names_from_rules"] = len(r["names_from_rules"]) if "names_from_rules" in r else "n/a"
     summary["unexplained_entries"] = len(r["unexplained_entries"])
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])

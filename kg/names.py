@@ -40,7 +40,7 @@ STRONG = ("label", "abbr")
 _EQUIV = re.compile(r"^\s*(?P<x>.{1,30}?)\s*即\s*(?P<y>[^，,。；;：:（(、“”\"]{2,16}?)\s*[，,。；;]")
 _SLASH_NAMES = re.compile(r"^(?P<parts>[\u4e00-\u9fff]{2,12}(?:\s*/\s*[\u4e00-\u9fff]{1,12})+)\s*[，,：:]")
 _BRACKET = re.compile(r"[（(](?P<g>[^（()）]{1,60})[）)]")
-_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.+]*(?:[ \-][A-Za-z0-9.+]+){0,5}")
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.+]*(?:[ \-][A-Za-z0-9.+]+){0,4}")
 _LIST_MARK = re.compile(r"[/、，,；;：:。=]|详见")
 
 
@@ -203,7 +203,7 @@ def gloss_mentions(entries: list[RawEntry], report: NameReport) -> None:
                     break
             # "Latin name（NAME）"
             if fold(inner) in wanting:
-                latin = re.search(r"([A-Za-z][A-Za-z0-9.+]*(?:[ \-][A-Za-z0-9.+]+){0,5})$", before)
+                latin = re.search(r"([A-Za-z][A-Za-z0-9.+]*(?:[ \-][A-Za-z0-9.+]+){0,4})$", before)
                 if latin and _starts_word(before, latin.start(1)):
                     give(fold(inner), latin.group(1))
 

@@ -63,10 +63,19 @@ def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
         "labels": dict(term.labels),
         "abbreviations": list(term.abbreviations),
         "categories": list(term.categories),
+        "label_origin": {lang: term.label_origin.get(lang, "source") for lang in term.labels},
     }
 
 
 class TermSummary(TermRef):
+    label_origin: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Who gave each label: `source`, `rule` (read from the sources' text) or `editorial` "
+            "(a decision of corpus/overlay.json: no source names the term so in that language)."
+        ),
+        examples=[{"en": "editorial", "zh": "source"}],
+    )
     abbreviations: list[str] = Field(default_factory=list, examples=[["TTFT"]])
     categories: list[str] = Field(default_factory=list, description="Category ids.", examples=[["metrics"]])
     sources: list[str] = Field(

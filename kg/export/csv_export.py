@@ -1,7 +1,9 @@
 """CSV export: one row per term, multi-valued cells joined with ``" | "``.
 
-Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, abbreviations, aliases, categories,
-sources, definition_zh, definition_en, related, confused_with``. ``definition_zh`` /
+Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, label_en_origin, label_zh_origin,
+abbreviations, aliases, categories, sources, definition_zh, definition_en, related,
+confused_with``. ``label_*_origin`` says who gave that label (``source``, ``rule`` or
+``editorial``; empty when there is no label). ``definition_zh`` /
 ``definition_en`` hold the term's *first* definition in that language (empty when none).
 ``related`` and ``confused_with`` list neighbour ids in both edge directions (see
 :func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
@@ -15,12 +17,14 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from kg.export._common import ExportDoc, first_definition, labels, neighbours, nodes, strings
+from kg.export._common import ExportDoc, first_definition, label_origin, labels, neighbours, nodes, strings
 
 CSV_COLUMNS: tuple[str, ...] = (
     "id",
     "label_en",
     "label_zh",
+    "label_en_origin",
+    "label_zh_origin",
     "abbreviations",
     "aliases",
     "categories",
@@ -47,11 +51,14 @@ def to_csv(doc: ExportDoc) -> str:
     for node in nodes(doc):
         nid = str(node["id"])
         lab = labels(node)
+        origin = label_origin(node)
         writer.writerow(
             {
                 "id": nid,
                 "label_en": lab.get("en", ""),
                 "label_zh": lab.get("zh", ""),
+                "label_en_origin": origin.get("en", ""),
+                "label_zh_origin": origin.get("zh", ""),
                 "abbreviations": JOIN.join(strings(node.get("abbreviations"))),
                 "aliases": JOIN.join(strings(node.get("aliases"))),
                 "categories": JOIN.join(strings(node.get("categories"))),
