@@ -20,7 +20,8 @@ Rules (each one is a test in tests/kg/test_merge.py):
 
 Labels: the most frequent name of each language, the sources' own names before names a
 rule found and those before editorial ones (:data:`kg.model.NAME_ORIGINS`); the node
-records who gave each label in ``label_origin``.
+records who gave each label in ``label_origin``, and lists the names only an editorial
+decision gives in ``editorial_names``.
 """
 
 from __future__ import annotations
@@ -167,6 +168,9 @@ def merge_entries(
 
     _assign_ids(raw_terms, entries)
     dropped = _resolve_alias_conflicts([t for t, _ in raw_terms])
+    for t, _ in raw_terms:
+        kept = set(t.all_names())
+        t.editorial_names = [n for n in t.editorial_names if n in kept]
     entry_to_term = {i: t.id for t, ms in raw_terms for i in ms}
     terms = sorted((t for t, _ in raw_terms), key=lambda t: t.id)
     return MergeResult(terms, entry_to_term, dropped, unresolved, alias_merges)
@@ -270,6 +274,9 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
         sources=sorted({e.source for e in group}),
         entry_keys=[f"{e.source}:{e.line}" for e in group],
         label_origin=label_origin,
+        editorial_names=[
+            n for n in [*labels.values(), *abbrs, *aliases] if _label_origin(names, n) == "editorial"
+        ],
     )
 
 

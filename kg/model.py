@@ -161,6 +161,8 @@ class Term:
     categories_inferred: bool = False
     # Who gave each label (lang -> one of NAME_ORIGINS); see Name.origin.
     label_origin: dict[str, str] = field(default_factory=dict)
+    # Names (labels, abbreviations, aliases) only an editorial decision gives.
+    editorial_names: list[str] = field(default_factory=list)
     # The vote behind an inferred category (or behind none, when the margin was too small):
     # {"votes": {topic: score}, "margin": m, "min_margin": t}; None for a section's category.
     category_inference: dict[str, Any] | None = None
@@ -176,6 +178,7 @@ class Term:
             "categories_inferred": self.categories_inferred,
             "category_inference": self.category_inference,
             "label_origin": dict(self.label_origin),
+            "editorial_names": list(self.editorial_names),
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
@@ -193,6 +196,7 @@ class Term:
             entry_keys=list(d.get("entries", [])),
             categories_inferred=bool(d.get("categories_inferred", False)),
             label_origin=dict(d.get("label_origin") or {}),
+            editorial_names=list(d.get("editorial_names") or []),
             category_inference=d.get("category_inference"),
         )
 

@@ -64,6 +64,7 @@ def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
         "abbreviations": list(term.abbreviations),
         "categories": list(term.categories),
         "label_origin": {lang: term.label_origin.get(lang, "source") for lang in term.labels},
+        "editorial_names": list(term.editorial_names),
     }
 
 
@@ -75,6 +76,11 @@ class TermSummary(TermRef):
             "(a decision of corpus/overlay.json: no source names the term so in that language)."
         ),
         examples=[{"en": "editorial", "zh": "source"}],
+    )
+    editorial_names: list[str] = Field(
+        default_factory=list,
+        description="Every name of the term (label, abbreviation, alias) that only an editorial decision gives.",
+        examples=[["Data parallelism", "DP"]],
     )
     abbreviations: list[str] = Field(default_factory=list, examples=[["TTFT"]])
     categories: list[str] = Field(default_factory=list, description="Category ids.", examples=[["metrics"]])

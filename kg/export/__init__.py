@@ -16,6 +16,7 @@ The export document::
         "id": "time-to-first-token",
         "labels": {"en": "Time to first token", "zh": "首 token 延迟"},   # either may be missing
         "label_origin": {"en": "source", "zh": "source"},  # or "rule" / "editorial" (overlay)
+        "editorial_names": [],           # names (any kind) only an editorial decision gives
         "aliases": ["首 token 时间", "time-to-first-token"],
         "abbreviations": ["TTFT"],
         "definitions": [{"lang": "zh", "text": "...", "source": "002",

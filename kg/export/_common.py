@@ -63,6 +63,11 @@ def editorial_labels(node: Mapping[str, Any]) -> dict[str, str]:
     return {lang: lab[lang] for lang, origin in label_origin(node).items() if origin == "editorial"}
 
 
+def editorial_names(node: Mapping[str, Any]) -> list[str]:
+    """Every name only an editorial decision gives: labels, abbreviations and aliases."""
+    return strings([*editorial_labels(node).values(), *(node.get("editorial_names") or [])])
+
+
 def display_label(node: Mapping[str, Any], prefer: str = "en") -> str:
     """One label for display: *prefer*'s label, else the other language's, else the id."""
     lab = labels(node)

@@ -1,9 +1,10 @@
 """CSV export: one row per term, multi-valued cells joined with ``" | "``.
 
 Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, label_en_origin, label_zh_origin,
-abbreviations, aliases, categories, sources, definition_zh, definition_en, related,
+editorial_names, abbreviations, aliases, categories, sources, definition_zh, definition_en, related,
 confused_with``. ``label_*_origin`` says who gave that label (``source``, ``rule`` or
-``editorial``; empty when there is no label). ``definition_zh`` /
+``editorial``; empty when there is no label); ``editorial_names`` lists every name only an
+editorial decision gives. ``definition_zh`` /
 ``definition_en`` hold the term's *first* definition in that language (empty when none).
 ``related`` and ``confused_with`` list neighbour ids in both edge directions (see
 :func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
@@ -17,7 +18,16 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from kg.export._common import ExportDoc, first_definition, label_origin, labels, neighbours, nodes, strings
+from kg.export._common import (
+    ExportDoc,
+    editorial_names,
+    first_definition,
+    label_origin,
+    labels,
+    neighbours,
+    nodes,
+    strings,
+)
 
 CSV_COLUMNS: tuple[str, ...] = (
     "id",
@@ -25,6 +35,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "label_zh",
     "label_en_origin",
     "label_zh_origin",
+    "editorial_names",
     "abbreviations",
     "aliases",
     "categories",
@@ -59,6 +70,7 @@ def to_csv(doc: ExportDoc) -> str:
                 "label_zh": lab.get("zh", ""),
                 "label_en_origin": origin.get("en", ""),
                 "label_zh_origin": origin.get("zh", ""),
+                "editorial_names": JOIN.join(editorial_names(node)),
                 "abbreviations": JOIN.join(strings(node.get("abbreviations"))),
                 "aliases": JOIN.join(strings(node.get("aliases"))),
                 "categories": JOIN.join(strings(node.get("categories"))),

@@ -25,8 +25,9 @@ Modelling (checked against the LTAC TBX-Basic dialect schemas, RNG + Schematron)
   termType, so aliases are ``variant`` (not ``synonym``, which a TBX-Basic validator rejects);
   being admitted (not preferred) terms of the same concept already makes them synonyms.
   A name already written in that langSec is not repeated (label > abbreviation > alias).
-* A label no source gives (``label_origin`` ``editorial`` or ``rule``) carries
-  ``<note>label_origin: editorial</note>`` in its termSec (TBX-Basic allows a note there).
+* A name no source gives as the term's own carries ``<note>origin: editorial</note>`` in its
+  termSec (a decision of ``corpus/overlay.json``: ``label_origin`` / ``editorial_names``), a
+  label a name rule read ``<note>origin: rule</note>`` (TBX-Basic allows a note there).
 * Definitions: ``<descripGrp><descrip type="definition">…</descrip><admin type="source">ID``
   ``</admin>[<note>…</note>]</descripGrp>`` in the langSec of the definition's language. A
   langSec must hold at least one term, so a definition in a language without terms goes to the
@@ -51,6 +52,7 @@ from kg.export._common import (
     ExportDoc,
     category_labels,
     display_label,
+    editorial_names,
     label_origin,
     labels,
     neighbours,
@@ -64,7 +66,7 @@ TBX_NS = "urn:iso:std:iso:30042:ed-2"
 TBX_NS_V3 = "urn:iso:std:iso:30042:ed:3.0"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CONFUSED_PREFIX = "confused with: "
-ORIGIN_NOTE = "label_origin: "
+ORIGIN_NOTE = "origin: "
 
 TERM_TYPES = {"label": "fullForm", "abbreviation": "acronym", "alias": "variant"}
 STATUS = {
@@ -166,6 +168,7 @@ def to_tbx(doc: ExportDoc, title: str = "glossary-kg", namespace: str = TBX_NS) 
             _sub(entry, "descrip", lab.get("en") or lab.get("zh") or cid, type="subjectField")
         names = _names_by_lang(node)
         origins = label_origin(node)
+        editorial = set(editorial_names(node))
         defs = [d for d in node.get("definitions") or [] if d.get("text")]
         for d in defs:
             if d.get("lang") not in names:
@@ -185,8 +188,11 @@ def to_tbx(doc: ExportDoc, title: str = "glossary-kg", namespace: str = TBX_NS) 
                 _sub(term_sec, "term", text)
                 _sub(term_sec, "termNote", TERM_TYPES[kind], type="termType")
                 _sub(term_sec, "termNote", STATUS[kind], type="administrativeStatus")
-                if kind == "label" and origins.get(lang, "source") != "source":
-                    _sub(term_sec, "note", ORIGIN_NOTE + origins[lang])
+                origin = origins.get(lang, "source") if kind == "label" else "source"
+                if text in editorial:
+                    origin = "editorial"
+                if origin != "source":
+                    _sub(term_sec, "note", ORIGIN_NOTE + origin)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

@@ -149,6 +149,7 @@ def test_term_says_who_gave_its_labels(client: TestClient) -> None:
     body = client.get("/v1/terms/data-parallelism").json()
     assert body["labels"] == {"en": "Data parallelism", "zh": "数据并行"}
     assert body["label_origin"] == {"en": "editorial", "zh": "source"}
+    assert body["editorial_names"] == ["Data parallelism", "DP"]
     ttft = client.get("/v1/terms/time-to-first-token").json()
     assert set(ttft["label_origin"].values()) == {"source"}
     page = client.get("/v1/terms", params={"limit": 200}).json()

@@ -18,6 +18,7 @@ def marked(doc: dict[str, Any]) -> dict[str, Any]:
     """The test document with one editorial English label (and a node with no origin recorded)."""
     node = next(n for n in doc["nodes"] if n["id"] == "time-to-first-token")
     node["label_origin"] = {"en": "editorial", "zh": "source"}
+    node["editorial_names"] = ["Time to first token", "TTFT"]
     return doc
 
 
@@ -31,6 +32,7 @@ def test_csv_has_an_origin_per_label(marked: dict[str, Any]) -> None:
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(to_csv(marked)))}
     assert rows["time-to-first-token"]["label_en_origin"] == "editorial"
     assert rows["time-to-first-token"]["label_zh_origin"] == "source"
+    assert rows["time-to-first-token"]["editorial_names"] == "Time to first token | TTFT"
     assert rows["memory-wall"]["label_en_origin"] == ""  # no English label: no origin
     assert rows["memory-wall"]["label_zh_origin"] == "source"  # nothing recorded: the source's
 
@@ -40,7 +42,8 @@ def test_tbx_notes_the_editorial_label(marked: dict[str, Any]) -> None:
     origins = {(t["lang"], t["term"]): t["origin"] for t in entry["terms"]}
     assert origins[("en", "Time to first token")] == "editorial"
     assert origins[("zh", "首 token 延迟")] == "source"
-    assert to_tbx(marked).count("label_origin: editorial") == 1
+    assert origins[("en", "TTFT")] == "editorial" and origins[("zh", "首 token 时间")] == "source"
+    assert to_tbx(marked).count("origin: editorial") == 2
 
 
 @pytest.mark.parametrize("fmt", ["turtle", "json-ld"])
@@ -48,10 +51,11 @@ def test_skos_label_origin_round_trips(marked: dict[str, Any], fmt: str) -> None
     text = to_skos_turtle(marked) if fmt == "turtle" else to_jsonld(marked)
     concept = read_skos(text, fmt)["time-to-first-token"]
     assert concept["labelOrigin"] == {"en": "editorial", "zh": "source"}
+    assert concept["editorialNames"] == ["TTFT", "Time to first token"]
 
 
 def test_markdown_says_which_name_is_editorial(marked: dict[str, Any]) -> None:
     md = to_markdown(marked)
     block = md[md.index('<a id="time-to-first-token">') :].split("### ")[0]
-    assert "Editorial name: Time to first token" in block
+    assert "Editorial name: Time to first token, TTFT" in block
     assert md.count("Editorial name:") == 1

@@ -215,6 +215,9 @@ def test_editorial_english_names_are_marked(built: BuildResult, glossary: Glossa
     dp = glossary.get(term_of(glossary, "数据并行"))
     assert dp.labels == {"en": "Data parallelism", "zh": "数据并行"} and dp.abbreviations == ["DP"]
     assert dp.label_origin == {"en": "editorial", "zh": "source"} and dp.id == "data-parallelism"
+    assert dp.editorial_names == ["Data parallelism", "DP"]  # the abbreviation too
+    tps = glossary.get(term_of(glossary, "交互性"))  # merged: the editorial name stays an alias
+    assert tps.labels["en"] == "Perceived TPS" and tps.editorial_names == ["Interactivity"]
     # an overlay name the sentence itself contains is the source's ("预热"); one it lacks is not
     warm = glossary.get(term_of(glossary, "预热"))
     assert warm.label_origin == {"en": "editorial", "zh": "source"}
