@@ -36,7 +36,14 @@ from kg.errors import ArtifactError, BuildLocked
 from kg.ids import id_alias_table, is_hash_id
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
-from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
+from kg.names import complete_names
+from kg.overlay import (
+    Decision,
+    apply_edge_decisions,
+    apply_english_decisions,
+    apply_entry_decisions,
+    load_overlay,
+)
 from kg.parsers import PARSERS
 from kg.parsers.common import SourceError, strip_control
 from kg.parsers.jsonpos import line_of, value_lines
@@ -383,6 +390,19 @@ def parse_all(
     return [parsed[s.id] for s in sources]
 
 
+def name_figures(terms: list[Term]) -> dict[str, Any]:
+    """How complete the names are: terms named only in Chinese, and who gave the labels."""
+    by_origin: dict[str, Counter[str]] = {"en": Counter(), "zh": Counter()}
+    for t in terms:
+        for lang, origin in t.label_origin.items():
+            by_origin.setdefault(lang, Counter())[origin] += 1
+    return {
+        "zh_only_without_en": sum(1 for t in terms if "en" not in t.labels),
+        "en_only_without_zh": sum(1 for t in terms if "zh" not in t.labels),
+        "labels_by_origin": {lang: dict(sorted(c.items())) for lang, c in by_origin.items()},
+    }
+
+
 def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     """Run the whole pipeline in memory (no files written)."""
     corpus_dir = corpus_dir or default_corpus_dir()
@@ -401,6 +421,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     entries = apply_entry_decisions(raw_entries, decisions)
     confusions: list[ConfusionGroup] = [c for p in parsed for c in p.confusions]
     entries += confusable_member_entries(entries, confusions)
+    names_found = complete_names(entries)  # names the sources give outside an entry's name field
+    apply_english_decisions(entries, decisions, str(overlay_path))
     priority = {s.id: s.priority for s in sources}
     merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
     t_merge = time.perf_counter()
@@ -433,7 +455,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "overlay_decisions": len(decisions),
         "overlay_by_op": dict(Counter(d.op for d in decisions)),
         "stale_overlay_decisions": [
-            {"index": d.index, "op": d.op, "match": d.match or d.merge or d.between}
+            {"index": d.index, "op": d.op, "match": d.match or d.merge or d.between or d.zh}
             for d in decisions
             if d.used == 0
         ],
@@ -448,6 +470,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "id_aliases": len(id_aliases),
         "dropped_id_aliases": dropped_id_aliases,
         "inferred_category_nodes": inferred,
+        **name_figures(merged.terms),
+        "names_from_rules": names_found.added,
         "skipped": [
             {"source": s.source, "line": s.line, "reason": s.reason, "text": s.text}
             for p in parsed

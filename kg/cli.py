@@ -152,8 +152,10 @@ def _contrast_scores(artifact: Path, pairs_path: Path) -> dict[str, Any] | None:
 
 @app.command()
 def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path = ContrastPairsOpt) -> None:
-    """Entries per source, nodes, edges by type, merges, overlay decisions, unexplained entries, and
-    the graph's completeness figures (contrast recall/precision on the dev pairs, hash ids)."""
+    """Entries per source, nodes, edges by type, merges, overlay decisions, categories (from
+    sections / inferred / none), names (terms without an English name, who gave the labels),
+    unexplained entries, and the graph's completeness figures (contrast recall/precision on the
+    dev pairs, hash ids)."""
     r = _load_report(artifact)
     keys = (
         "entries_per_source",
@@ -170,6 +172,10 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path
         "pairs_with_both_types",
     )
     summary = {k: r.get(k) for k in keys}
+    # names and categories (an artifact built before these figures existed shows "n/a")
+    for k in ("inferred_category_nodes", "zh_only_without_en", "en_only_without_zh", "labels_by_origin"):
+        summary[k] = r.get(k, "n/a")
+    summary["names_from_rules"] = len(r["names_from_rules"]) if "names_from_rules" in r else "n/a"
     summary["unexplained_entries"] = len(r["unexplained_entries"])
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])

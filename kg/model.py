@@ -14,6 +14,9 @@ from typing import Any, Literal
 Lang = Literal["en", "zh"]
 EdgeType = Literal["related_to", "confused_with"]
 EDGE_TYPES: tuple[str, ...] = ("related_to", "confused_with")
+NameOrigin = Literal["source", "rule", "editorial"]
+#: Preference among names of equal standing: the sources' own words first.
+NAME_ORIGINS: tuple[str, ...] = ("source", "rule", "editorial")
 
 
 @dataclass(frozen=True)
@@ -24,11 +27,17 @@ class Name:
     abbreviation such as TTFT), or ``alias`` (a secondary name the source gives:
     "也叫 tool use", the second half of "连续批处理 / 动态批处理"). Labels and
     abbreviations may merge entries; aliases never do (see :mod:`kg.merge`).
+
+    ``origin`` says who gave the name: ``source`` (the parser read it as the entry's
+    name), ``rule`` (a name rule of :mod:`kg.names` read it elsewhere in the sources'
+    text) or ``editorial`` (a decision of ``corpus/overlay.json`` whose words the entry's
+    own text does not contain).
     """
 
     text: str
     lang: Lang
     kind: Literal["label", "abbr", "alias"]
+    origin: NameOrigin = "source"
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,13 @@ class Term:
     # True when no source files the term under a section and its topic was inferred
     # from the terms it names (kg.categories.infer_categories).
     categories_inferred: bool = False
+    # Who gave each label (lang -> one of NAME_ORIGINS); see Name.origin.
+    label_origin: dict[str, str] = field(default_factory=dict)
+    # Names (labels, abbreviations, aliases) only an editorial decision gives.
+    editorial_names: list[str] = field(default_factory=list)
+    # The vote behind an inferred category (or behind none, when the margin was too small):
+    # {"votes": {topic: score}, "margin": m, "min_margin": t}; None for a section's category.
+    category_inference: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -160,6 +176,9 @@ class Term:
             "definitions": [d.to_dict() for d in self.definitions],
             "categories": list(self.categories),
             "categories_inferred": self.categories_inferred,
+            "category_inference": self.category_inference,
+            "label_origin": dict(self.label_origin),
+            "editorial_names": list(self.editorial_names),
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
@@ -176,6 +195,9 @@ class Term:
             sources=list(d.get("sources", [])),
             entry_keys=list(d.get("entries", [])),
             categories_inferred=bool(d.get("categories_inferred", False)),
+            label_origin=dict(d.get("label_origin") or {}),
+            editorial_names=list(d.get("editorial_names") or []),
+            category_inference=d.get("category_inference"),
         )
 
     def all_names(self) -> list[str]:

@@ -164,6 +164,10 @@ async function showTerm(id) {
   for (const a of term.abbreviations || []) badges.append(el("span", { class: "badge abbr", text: a }));
   for (const a of term.aliases || []) badges.append(el("span", { class: "badge", text: `别名 ${a}` }));
   for (const c of term.categories || []) badges.append(el("span", { class: "badge", text: c }));
+  for (const [lang, origin] of Object.entries(term.label_origin || {})) {
+    // a label no source gives (an editorial decision): say so next to the term
+    if (origin === "editorial") badges.append(el("span", { class: "badge", text: `编辑补充的${lang === "en" ? "英文" : "中文"}名 (editorial)` }));
+  }
   badges.append(el("span", { class: "badge", text: `id: ${term.id}` }));
 
   const defs = el("ul", { class: "defs" });

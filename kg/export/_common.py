@@ -50,6 +50,24 @@ def labels(node: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in (node.get("labels") or {}).items() if v}
 
 
+def label_origin(node: Mapping[str, Any]) -> dict[str, str]:
+    """Who gave each of the node's labels: ``source``, ``rule`` or ``editorial`` (a decision of
+    ``corpus/overlay.json``); a label without a recorded origin is the source's."""
+    recorded = node.get("label_origin") or {}
+    return {lang: str(recorded.get(lang) or "source") for lang in labels(node)}
+
+
+def editorial_labels(node: Mapping[str, Any]) -> dict[str, str]:
+    """The labels an editorial decision gave (no source names the term so), by language."""
+    lab = labels(node)
+    return {lang: lab[lang] for lang, origin in label_origin(node).items() if origin == "editorial"}
+
+
+def editorial_names(node: Mapping[str, Any]) -> list[str]:
+    """Every name only an editorial decision gives: labels, abbreviations and aliases."""
+    return strings([*editorial_labels(node).values(), *(node.get("editorial_names") or [])])
+
+
 def display_label(node: Mapping[str, Any], prefer: str = "en") -> str:
     """One label for display: *prefer*'s label, else the other language's, else the id."""
     lab = labels(node)

@@ -1,7 +1,10 @@
 """CSV export: one row per term, multi-valued cells joined with ``" | "``.
 
-Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, abbreviations, aliases, categories,
-sources, definition_zh, definition_en, related, confused_with``. ``definition_zh`` /
+Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, label_en_origin, label_zh_origin,
+editorial_names, abbreviations, aliases, categories, sources, definition_zh, definition_en, related,
+confused_with``. ``label_*_origin`` says who gave that label (``source``, ``rule`` or
+``editorial``; empty when there is no label); ``editorial_names`` lists every name only an
+editorial decision gives. ``definition_zh`` /
 ``definition_en`` hold the term's *first* definition in that language (empty when none).
 ``related`` and ``confused_with`` list neighbour ids in both edge directions (see
 :func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
@@ -15,12 +18,24 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from kg.export._common import ExportDoc, first_definition, labels, neighbours, nodes, strings
+from kg.export._common import (
+    ExportDoc,
+    editorial_names,
+    first_definition,
+    label_origin,
+    labels,
+    neighbours,
+    nodes,
+    strings,
+)
 
 CSV_COLUMNS: tuple[str, ...] = (
     "id",
     "label_en",
     "label_zh",
+    "label_en_origin",
+    "label_zh_origin",
+    "editorial_names",
     "abbreviations",
     "aliases",
     "categories",
@@ -47,11 +62,15 @@ def to_csv(doc: ExportDoc) -> str:
     for node in nodes(doc):
         nid = str(node["id"])
         lab = labels(node)
+        origin = label_origin(node)
         writer.writerow(
             {
                 "id": nid,
                 "label_en": lab.get("en", ""),
                 "label_zh": lab.get("zh", ""),
+                "label_en_origin": origin.get("en", ""),
+                "label_zh_origin": origin.get("zh", ""),
+                "editorial_names": JOIN.join(editorial_names(node)),
                 "abbreviations": JOIN.join(strings(node.get("abbreviations"))),
                 "aliases": JOIN.join(strings(node.get("aliases"))),
                 "categories": JOIN.join(strings(node.get("categories"))),

@@ -12,7 +12,7 @@ from kg.export._common import ExportDoc
 _TOP = ("format", "version", "sources", "categories", "nodes", "edges")
 _SOURCE = ("id", "file", "title", "language", "description")
 _CATEGORY = ("id", "labels")
-_NODE = ("id", "labels", "aliases", "abbreviations", "definitions", "categories", "sources")
+_NODE = ("id", "labels", "label_origin", "aliases", "abbreviations", "definitions", "categories", "sources")
 _DEFINITION = ("lang", "text", "source", "section", "line", "note")
 _EDGE = ("source", "target", "type", "evidence", "origin", "doc", "line")
 _LABELS = ("en", "zh")

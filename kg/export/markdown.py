@@ -4,7 +4,8 @@ Layout: a title, one ``##`` section per category (sorted by category label; term
 category go to a last "Uncategorised" section), then per term, sorted by label:
 
 * ``### <a id="ID"></a>**English · 中文**`` — the anchor other entries link to;
-* an "Abbreviations: … · Aliases: …" line;
+* an "Abbreviations: … · Aliases: …" line, and "Editorial name: …" for the names no source
+  gives (``label_origin: editorial`` and ``editorial_names``, decisions of ``corpus/overlay.json``);
 * one bullet per definition (document order), ending with its source id in brackets, linked to the source
   list at the end of the page (``[[002](#source-002)]``);
 * "Related:" and "Often confused with:" lines linking to the other terms' anchors
@@ -27,6 +28,7 @@ from kg.export._common import (
     ExportDoc,
     bilingual_label,
     category_labels,
+    editorial_names,
     neighbours,
     nodes,
     ordered_langs,
@@ -99,6 +101,9 @@ def _term_block(
         names.append("Abbreviations: " + ", ".join(escape(a) for a in abbrs))
     if aliases:
         names.append("Aliases: " + ", ".join(escape(a) for a in aliases))
+    editorial = editorial_names(node)
+    if editorial:
+        names.append("Editorial name: " + ", ".join(escape(n) for n in editorial))
     if names:
         lines += [" · ".join(names), ""]
     bullets = []

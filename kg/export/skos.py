@@ -10,7 +10,10 @@ Modelling (IRIs for ``base="https://glossary-kg.local/term/"``):
   ``skos:altLabel`` for every alias and abbreviation, tagged by script (Chinese characters →
   ``@zh``, else ``@en``; a name equal to a prefLabel is not repeated, SKOS S13), and each
   abbreviation again as a plain ``gkg:abbreviation`` literal. ``dcterms:source`` links the
-  concept to the source glossaries it comes from.
+  concept to the source glossaries it comes from. ``gkg:labelOrigin`` gives, per label, who
+  gave it as ``"lang:origin"`` (``en:editorial`` for a name of ``corpus/overlay.json``, else
+  ``source`` or ``rule``), and ``gkg:editorialName`` repeats, language-tagged, every name only
+  an editorial decision gives (labels, abbreviations, aliases).
 * Definitions, twice: a language-tagged ``skos:definition`` literal for plain SKOS consumers,
   and, for provenance, a reified ``gkg:Definition`` resource
   ``<scheme/definition/ID.N>`` linked by ``gkg:hasDefinition`` with ``rdf:value`` (same literal),
@@ -45,6 +48,8 @@ from rdflib.namespace import DCTERMS, OWL, RDFS, SKOS, XSD
 from kg.export._common import (
     ExportDoc,
     category_labels,
+    editorial_names,
+    label_origin,
     labels,
     nodes,
     script_lang,
@@ -102,6 +107,21 @@ _VOCABULARY: tuple[tuple[URIRef, tuple[URIRef, ...], str, str, str], ...] = (
         "Section of the source glossary the definition appears in.",
     ),
     (GKG.line, (OWL.DatatypeProperty,), "line", "行号", "Line number of the definition in the source file."),
+    (
+        GKG.editorialName,
+        (OWL.DatatypeProperty,),
+        "editorial name",
+        "编辑补充的名称",
+        "A name of the concept that no source gives: an editorial decision of the glossary.",
+    ),
+    (
+        GKG.labelOrigin,
+        (OWL.DatatypeProperty,),
+        "label origin",
+        "名称来源",
+        'Who gave a prefLabel, as "lang:origin": source, rule (read from the sources\' text) or '
+        "editorial (an editorial decision; no source names the concept so).",
+    ),
     (GKG.file, (OWL.DatatypeProperty,), "file", "文件", "File name of a source glossary."),
 )
 
@@ -141,6 +161,10 @@ def _add_concept(g: Graph, node: Mapping[str, Any], iri: URIRef, scheme: URIRef,
     pref = labels(node)
     for lang, text in pref.items():
         g.add((iri, SKOS.prefLabel, Literal(text, lang=lang)))
+    for lang, origin in label_origin(node).items():
+        g.add((iri, GKG.labelOrigin, Literal(f"{lang}:{origin}")))
+    for name in editorial_names(node):
+        g.add((iri, GKG.editorialName, Literal(name, lang=script_lang(name))))
     for name in [*strings(node.get("abbreviations")), *strings(node.get("aliases"))]:
         lang = script_lang(name)
         if pref.get(lang) != name:
@@ -259,7 +283,7 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
     """Parse SKOS written by this module back into plain data, keyed by node id.
 
     Each concept maps to ``{"uri", "prefLabels": {lang: [..]}, "altLabels": {lang: [..]},
-    "abbreviations", "definitions": [{"lang", "text", "source", "section", "line"}],
+    "abbreviations", "labelOrigin": {lang: origin}, "editorialNames", "definitions": [{"lang", "text", "source", "section", "line"}],
     "related", "confusedWith", "collections", "inScheme"}`` (lists sorted). ``confusedWith``
     reads ``gkg:confusedWith`` in both directions, as the property is symmetric; ``related``
     lists only the ``skos:related`` triples actually present.
@@ -301,6 +325,10 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
             "prefLabels": {k: sorted(v) for k, v in pref.items()},
             "altLabels": {k: sorted(v) for k, v in alt.items()},
             "abbreviations": sorted(str(a) for a in g.objects(concept, GKG.abbreviation)),
+            "editorialNames": sorted(str(n) for n in g.objects(concept, GKG.editorialName)),
+            "labelOrigin": dict(
+                sorted(str(o).partition(":")[::2] for o in g.objects(concept, GKG.labelOrigin))
+            ),
             "definitions": sorted(defs, key=lambda d: (str(d["lang"]), str(d["text"]))),
             "skosDefinitions": sorted(
                 (getattr(d, "language", None) or "", str(d)) for d in g.objects(concept, SKOS.definition)

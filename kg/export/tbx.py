@@ -25,6 +25,9 @@ Modelling (checked against the LTAC TBX-Basic dialect schemas, RNG + Schematron)
   termType, so aliases are ``variant`` (not ``synonym``, which a TBX-Basic validator rejects);
   being admitted (not preferred) terms of the same concept already makes them synonyms.
   A name already written in that langSec is not repeated (label > abbreviation > alias).
+* A name no source gives as the term's own carries ``<note>origin: editorial</note>`` in its
+  termSec (a decision of ``corpus/overlay.json``: ``label_origin`` / ``editorial_names``), a
+  label a name rule read ``<note>origin: rule</note>`` (TBX-Basic allows a note there).
 * Definitions: ``<descripGrp><descrip type="definition">…</descrip><admin type="source">ID``
   ``</admin>[<note>…</note>]</descripGrp>`` in the langSec of the definition's language. A
   langSec must hold at least one term, so a definition in a language without terms goes to the
@@ -49,6 +52,8 @@ from kg.export._common import (
     ExportDoc,
     category_labels,
     display_label,
+    editorial_names,
+    label_origin,
     labels,
     neighbours,
     nodes,
@@ -61,6 +66,7 @@ TBX_NS = "urn:iso:std:iso:30042:ed-2"
 TBX_NS_V3 = "urn:iso:std:iso:30042:ed:3.0"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CONFUSED_PREFIX = "confused with: "
+ORIGIN_NOTE = "origin: "
 
 TERM_TYPES = {"label": "fullForm", "abbreviation": "acronym", "alias": "variant"}
 STATUS = {
@@ -161,6 +167,8 @@ def to_tbx(doc: ExportDoc, title: str = "glossary-kg", namespace: str = TBX_NS) 
             lab = cats.get(cid, {})
             _sub(entry, "descrip", lab.get("en") or lab.get("zh") or cid, type="subjectField")
         names = _names_by_lang(node)
+        origins = label_origin(node)
+        editorial = set(editorial_names(node))
         defs = [d for d in node.get("definitions") or [] if d.get("text")]
         for d in defs:
             if d.get("lang") not in names:
@@ -180,6 +188,11 @@ def to_tbx(doc: ExportDoc, title: str = "glossary-kg", namespace: str = TBX_NS) 
                 _sub(term_sec, "term", text)
                 _sub(term_sec, "termNote", TERM_TYPES[kind], type="termType")
                 _sub(term_sec, "termNote", STATUS[kind], type="administrativeStatus")
+                origin = origins.get(lang, "source") if kind == "label" else "source"
+                if text in editorial:
+                    origin = "editorial"
+                if origin != "source":
+                    _sub(term_sec, "note", ORIGIN_NOTE + origin)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -222,7 +235,7 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
     """Parse TBX written by :func:`to_tbx` (or similar TBX v3 DCA) back into plain data.
 
     Returns ``{concept_id: {"labels": {lang: [term, ...]}, "terms": [{"lang", "term",
-    "termType", "status"}], "definitions": [{"lang", "text", "source", "note"}],
+    "termType", "status", "origin"}], "definitions": [{"lang", "text", "source", "note"}],
     "refs": [{"target", "type", "text"}], "subjectFields": [...]}}``. Concept ids are node ids
     (:func:`node_id` undoes :func:`xml_id`); ``refs[].type`` is ``confused_with`` when the text
     starts with :data:`CONFUSED_PREFIX`, else ``related_to``. Namespaces are ignored.
@@ -258,6 +271,11 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
                     continue
                 term = _text(terms[0])
                 notes = {n.get("type"): _text(n) for n in _children(term_sec, "termNote")}
+                origin = [
+                    _text(n)[len(ORIGIN_NOTE) :]
+                    for n in _children(term_sec, "note")
+                    if _text(n).startswith(ORIGIN_NOTE)
+                ]
                 rec["labels"].setdefault(lang, []).append(term)
                 rec["terms"].append(
                     {
@@ -265,6 +283,7 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
                         "term": term,
                         "termType": notes.get("termType"),
                         "status": notes.get("administrativeStatus"),
+                        "origin": origin[0] if origin else "source",
                     }
                 )
         out[cid] = rec
