@@ -143,8 +143,9 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt) -> None:
         "overlay_decisions",
         "overlay_by_op",
         "uncategorized_nodes",
+        "mentioned_nodes",
     )
-    summary = {k: r[k] for k in keys}
+    summary = {k: r.get(k, 0) for k in keys}
     summary["unexplained_entries"] = len(r["unexplained_entries"])
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])
@@ -205,6 +206,8 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
     except GlossaryError as exc:
         err.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+    from kg.mentioned import mentioned_note
+
     hits = g.lookup(text, lang)
     if not hits:
         err.print(f"no term named {text!r}; nearest: {', '.join(g.suggest_ids(text))}")
@@ -213,11 +216,16 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
         t = h.term
         console.print(
             f"[bold]{t.id}[/bold]  {t.labels.get('en', '')} · {t.labels.get('zh', '')}  ({h.match}: {h.name})"
+            + ("" if t.defined else "  [yellow]kind: mentioned[/yellow]")
         )
         if t.abbreviations or t.aliases:
             console.print(f"  names: {', '.join(t.abbreviations + t.aliases)}")
         for d in t.definitions:
             console.print(f"  [{d.source}] {d.text}")
+        if not t.defined:
+            console.print(f"  {mentioned_note(t)}:", highlight=False)
+            for m in t.mentioned_in:
+                console.print(f"  [{m.source}:{m.line}] {escape(m.sentence)}", highlight=False)
 
 
 @app.command()

@@ -9,7 +9,7 @@ that the artifact and every export are derived from one shape.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 Lang = Literal["en", "zh"]
 EdgeType = Literal["related_to", "confused_with"]
@@ -135,9 +135,33 @@ class Definition:
         return asdict(self)
 
 
+NodeKind = Literal["defined", "mentioned"]
+NODE_KINDS: tuple[str, ...] = ("defined", "mentioned")
+
+
+@dataclass(frozen=True)
+class MentionSite:
+    """A sentence of the sources that mentions a name (the evidence of a mentioned-only node).
+
+    ``term`` is the defined term whose definition or note holds the sentence (None for a
+    confusables paragraph)."""
+
+    source: str
+    line: int
+    sentence: str
+    term: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class Term:
-    """A node of the graph: one concept."""
+    """A node of the graph: one concept.
+
+    ``kind`` is ``defined`` (a source defines it) or ``mentioned`` (definitions only mention it,
+    :mod:`kg.mentioned`): a mentioned node has no definitions, only ``mentioned_in``.
+    """
 
     id: str
     labels: dict[str, str]
@@ -150,10 +174,18 @@ class Term:
     # True when no source files the term under a section and its topic was inferred
     # from the terms it names (kg.categories.infer_categories).
     categories_inferred: bool = False
+    kind: NodeKind = "defined"
+    mentioned_in: list[MentionSite] = field(default_factory=list)
+
+    @property
+    def defined(self) -> bool:
+        """True for a term some source defines (not a mentioned-only node)."""
+        return self.kind == "defined"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
+            "kind": self.kind,
             "labels": dict(self.labels),
             "aliases": list(self.aliases),
             "abbreviations": list(self.abbreviations),
@@ -163,6 +195,9 @@ class Term:
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
+        if self.mentioned_in:
+            out["mentioned_in"] = [m.to_dict() for m in self.mentioned_in]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Term:
@@ -176,6 +211,8 @@ class Term:
             sources=list(d.get("sources", [])),
             entry_keys=list(d.get("entries", [])),
             categories_inferred=bool(d.get("categories_inferred", False)),
+            kind=_node_kind(d.get("kind", "defined")),
+            mentioned_in=[MentionSite(**m) for m in d.get("mentioned_in", [])],
         )
 
     def all_names(self) -> list[str]:
@@ -190,6 +227,12 @@ class Term:
         """Preferred label in *lang*, falling back to the other language."""
         other = "zh" if lang == "en" else "en"
         return self.labels.get(lang) or self.labels.get(other) or self.id
+
+
+def _node_kind(value: Any) -> NodeKind:
+    if value not in NODE_KINDS:
+        raise ValueError(f"unknown node kind {value!r} (expected one of {', '.join(NODE_KINDS)})")
+    return cast(NodeKind, value)
 
 
 @dataclass

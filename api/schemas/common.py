@@ -66,16 +66,25 @@ def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
     }
 
 
+NodeKindName = Literal["defined", "mentioned"]
+
+
 class TermSummary(TermRef):
     abbreviations: list[str] = Field(default_factory=list, examples=[["TTFT"]])
     categories: list[str] = Field(default_factory=list, description="Category ids.", examples=[["metrics"]])
     sources: list[str] = Field(
         default_factory=list, description="Source glossary ids.", examples=[["001", "002"]]
     )
+    kind: NodeKindName = Field(
+        default="defined",
+        description="`defined` (a source defines it) or `mentioned` (definitions only mention it: "
+        "no definition of its own, see `mentioned_in` of the full node).",
+        examples=["defined"],
+    )
 
     @classmethod
     def of(cls, term: Term, lang: str | None = None) -> TermSummary:
-        return cls(**term_fields(term, lang), sources=list(term.sources))
+        return cls(**term_fields(term, lang), sources=list(term.sources), kind=term.kind)
 
 
 class DefinitionOut(BaseModel):

@@ -1,8 +1,10 @@
 """CSV export: one row per term, multi-valued cells joined with ``" | "``.
 
 Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, abbreviations, aliases, categories,
-sources, definition_zh, definition_en, related, confused_with``. ``definition_zh`` /
-``definition_en`` hold the term's *first* definition in that language (empty when none).
+sources, definition_zh, definition_en, related, confused_with, kind, mentioned_in``.
+``definition_zh`` / ``definition_en`` hold the term's *first* definition in that language (empty
+when none). ``kind`` is ``defined`` or ``mentioned`` (a name definitions only mention: no
+definition, and ``mentioned_in`` lists the ``source:line`` of the sentences that mention it).
 ``related`` and ``confused_with`` list neighbour ids in both edge directions (see
 :func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
 ``\\r\\n`` row ends), so the text reads back with :class:`csv.DictReader`.
@@ -15,7 +17,7 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from kg.export._common import ExportDoc, first_definition, labels, neighbours, nodes, strings
+from kg.export._common import ExportDoc, first_definition, kind, labels, mentions, neighbours, nodes, strings
 
 CSV_COLUMNS: tuple[str, ...] = (
     "id",
@@ -29,6 +31,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "definition_en",
     "related",
     "confused_with",
+    "kind",
+    "mentioned_in",
 )
 JOIN = " | "
 
@@ -60,6 +64,8 @@ def to_csv(doc: ExportDoc) -> str:
                 "definition_en": _definition_text(node, "en"),
                 "related": JOIN.join(links[nid].related),
                 "confused_with": JOIN.join(links[nid].confused_with),
+                "kind": kind(node),
+                "mentioned_in": JOIN.join(f"{m.get('source')}:{m.get('line')}" for m in mentions(node)),
             }
         )
     return buf.getvalue()
