@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from functools import lru_cache
 
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, MentionSite, RawEntry, Term
@@ -71,12 +71,14 @@ _TAG = re.compile(r"[vVxX]\d+[a-z]?|Gen\d+|P\d{2}(?:\.\d+)?|L\d|[A-Za-z]")
 # "Q/K/V", "K、V": letters the sources use as symbols; "KV" and "QK" are made of them.
 _SYMBOL_LIST = re.compile(r"(?<![A-Za-z])[A-Z](?:\s*[/、]\s*[A-Z](?![A-Za-z]))+")
 _MASK = "\x00"
+_MAX_WORDS = 4  # the longest multi-word name kept ("Apple Neural Engine" has three)
+_CAPITAL_BEFORE = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* $")
+_TIMES = re.compile(r"\s*[×x*]\s*\d")
 
 
-@dataclass(frozen=True)
-class _Found:
-    name: str
-    site: MentionSite
+@lru_cache(maxsize=8192)
+def _fold_char(c: str) -> str:
+    return to_simplified(c).casefold()
 
 
 def _fold_map(text: str) -> tuple[str, list[int]]:
@@ -89,7 +91,7 @@ def _fold_map(text: str) -> tuple[str, list[int]]:
                 c = " "
             if c == " " and (not chars or chars[-1] == " "):
                 continue
-            for f in to_simplified(c).casefold():
+            for f in _fold_char(c):
                 chars.append(f)
                 where.append(i)
     while chars and chars[-1] == " ":
@@ -118,11 +120,10 @@ def mask_terms(text: str, finder: MentionFinder) -> str:
     chars = list(text)
     for span in finder.find(folded):
         start, end = where[span.start], where[span.end - 1] + 1
-        if re.match(r"-[A-Za-z0-9]", text[end : end + 2]) or re.search(r"[A-Za-z0-9]-$", text[:start]):
+        if re.match(r"-[A-Za-z0-9]", text[end : end + 2]) or re.search(r"[A-Za-z0-9]-$", text[max(0, start - 2) : start]):
             continue
-        if _title(text[start:end]) and re.search(
-            r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* $", "".join(chars[:start])
-        ):
+        before = "".join(chars[max(0, start - 64) : start])  # a bounded window: linear on long lines
+        if _title(text[start:end]) and _CAPITAL_BEFORE.search(before):
             continue
         for i in range(start, end):
             chars[i] = _MASK
@@ -141,6 +142,7 @@ def _runs(masked: str, text: str) -> list[tuple[str, int]]:
         j = k
         while (
             j + 1 < len(tokens)
+            and j - k < _MAX_WORDS - 1
             and masked[end : tokens[j + 1].start()] == " "
             and tokens[j].group()[0].isupper()
             and _title(tokens[j + 1].group())
@@ -298,7 +300,7 @@ def find_mentioned(
                     continue
                 if len(name) <= 3 and set(name) <= symbols:
                     continue  # "KV", "QK": attention's symbols
-                if re.match(r"\s*[×x*]\s*\d", sentence[end:]):
+                if _TIMES.match(sentence, end):
                     continue  # "TP4×2": a configuration, not a name
                 key = name_key(name)
                 spelling.setdefault(key, name)

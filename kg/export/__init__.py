@@ -20,7 +20,9 @@ The export document::
         "definitions": [{"lang": "zh", "text": "...", "source": "002",
                          "section": "性能与指标", "line": 19, "note": None}],
         "categories": ["metrics"],       # category ids
-        "sources": ["000", "001", "002", "004"]}],                        # source ids
+        "sources": ["000", "001", "002", "004"],                          # source ids
+        "kind": "defined"}],             # or "mentioned": no definitions, and instead
+                                         # "mentioned_in": [{"source", "line", "sentence", "term"}]
       "edges": [{
         "source": "time-to-first-token", "target": "prefill",
         "type": "related_to",            # or "confused_with" (symmetric, listed once per pair)
