@@ -216,7 +216,8 @@ class SearchEngine:
     # --- construction ---------------------------------------------------------
     @staticmethod
     def vocabulary(terms: Iterable[Term]) -> list[str]:
-        return sorted({n for t in terms for n in t.all_names()})
+        """The tokenizer's dictionary: every name of every defined term."""
+        return sorted({n for t in terms if t.defined for n in t.all_names()})
 
     @classmethod
     def build(
