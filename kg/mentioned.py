@@ -120,7 +120,9 @@ def mask_terms(text: str, finder: MentionFinder) -> str:
     chars = list(text)
     for span in finder.find(folded):
         start, end = where[span.start], where[span.end - 1] + 1
-        if re.match(r"-[A-Za-z0-9]", text[end : end + 2]) or re.search(r"[A-Za-z0-9]-$", text[max(0, start - 2) : start]):
+        if re.match(r"-[A-Za-z0-9]", text[end : end + 2]) or re.search(
+            r"[A-Za-z0-9]-$", text[max(0, start - 2) : start]
+        ):
             continue
         before = "".join(chars[max(0, start - 64) : start])  # a bounded window: linear on long lines
         if _title(text[start:end]) and _CAPITAL_BEFORE.search(before):

@@ -40,7 +40,9 @@ def assert_grounded(ans: Answer, glossary: Glossary) -> None:
             # a sentence mentioning a name the glossary does not define: one of its mentions
             term = glossary.terms[c.term_id]
             assert term.kind == "mentioned" and not term.definitions, c
-            assert any((m.source, m.line, m.sentence) == (c.source, c.line, c.quote) for m in term.mentioned_in), c
+            assert any(
+                (m.source, m.line, m.sentence) == (c.source, c.line, c.quote) for m in term.mentioned_in
+            ), c
             assert c.quote in source_text(glossary, c.source)
         else:
             term = glossary.terms[c.term_id]

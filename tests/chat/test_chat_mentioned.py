@@ -39,7 +39,9 @@ def test_a_mentioned_name_is_said_to_be_undefined_with_its_mentions(
     assert not any(w in a.answer for w in ("Definition", "定义（"))
 
 
-def test_abbreviation_question_names_the_entry_that_mentions_it(glossary: Glossary, engine: SearchEngine) -> None:
+def test_abbreviation_question_names_the_entry_that_mentions_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
     a = answer(glossary, engine, "RCCL 是什么的缩写")
     assert_grounded(a, glossary)
     assert a.intent == "abbreviation" and a.terms == ["rccl"]
@@ -66,7 +68,9 @@ def test_a_mentioned_name_is_no_topic_for_pronouns(glossary: Glossary, engine: S
     assert follow.needs_clarification or not follow.grounded
 
 
-def test_questions_merely_naming_a_mentioned_name_go_the_usual_way(glossary: Glossary, engine: SearchEngine) -> None:
+def test_questions_merely_naming_a_mentioned_name_go_the_usual_way(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
     # Python is mentioned in the sources, but this question is not about what the glossary says of it
     a = answer(glossary, engine, "Python 里怎么把一个列表反转？")
     assert a.decision["reason"] != "mentioned_only"

@@ -57,7 +57,9 @@ def _find(definition: str, *terms: Term) -> dict[str, list[MentionSite]]:
         ("NVLink Switch", "002:120"),
     ],
 )
-def test_named_things_the_definitions_mention_become_nodes(built: BuildResult, label: str, where: str) -> None:
+def test_named_things_the_definitions_mention_become_nodes(
+    built: BuildResult, label: str, where: str
+) -> None:
     node = _mentioned(built).get(label)
     assert node is not None, f"{label} is not a mentioned node"
     source, line = where.split(":")
@@ -130,22 +132,31 @@ def test_the_rule_is_deterministic(built: BuildResult) -> None:
 
 def test_contrast_sentence_names_rccl_only() -> None:
     nccl = _term("nccl", "NCCL")
-    found = _find("NCCL 是 NVIDIA 的集合通信库，在集合操作中负责芯片之间的数据搬运，RCCL 是 AMD 的对应实现。", nccl)
+    found = _find(
+        "NCCL 是 NVIDIA 的集合通信库，在集合操作中负责芯片之间的数据搬运，RCCL 是 AMD 的对应实现。", nccl
+    )
     assert list(found) == ["RCCL"]
     assert found["RCCL"][0] == MentionSite(
-        "x", 7, "NCCL 是 NVIDIA 的集合通信库，在集合操作中负责芯片之间的数据搬运，RCCL 是 AMD 的对应实现。", "owner"
+        "x",
+        7,
+        "NCCL 是 NVIDIA 的集合通信库，在集合操作中负责芯片之间的数据搬运，RCCL 是 AMD 的对应实现。",
+        "owner",
     )
 
 
 def test_camel_case_plus_list_and_version() -> None:
     jit = _term("jit", "JIT")
-    found = _find("PyTorch 2.0 起的 JIT 编译入口，底层走 TorchDynamo + Inductor，能做图捕获、融合、kernel 生成。", jit)
+    found = _find(
+        "PyTorch 2.0 起的 JIT 编译入口，底层走 TorchDynamo + Inductor，能做图捕获、融合、kernel 生成。", jit
+    )
     assert list(found) == ["PyTorch", "TorchDynamo", "Inductor"]
 
 
 def test_a_term_name_glued_to_more_name_is_not_masked() -> None:
     known = [_term("nvlink", "NVLink"), _term("kv", "KV cache"), _term("lora", "LoRA"), _term("b200", "B200")]
-    found = _find("适合 KV cache offload、LoRA swapping 等受益于 NVLink-C2C 的技术。B200 上是 NVLink Switch。", *known)
+    found = _find(
+        "适合 KV cache offload、LoRA swapping 等受益于 NVLink-C2C 的技术。B200 上是 NVLink Switch。", *known
+    )
     assert list(found) == ["NVLink-C2C", "NVLink Switch"]
 
 
@@ -186,7 +197,9 @@ def test_mentioned_nodes_take_no_part_in_categories(built: BuildResult) -> None:
     for t in built.terms:
         if not t.defined:
             assert t.categories == [] and not t.categories_inferred
-    assert built.report["uncategorized_nodes"] == sum(1 for t in built.terms if t.defined and not t.categories)
+    assert built.report["uncategorized_nodes"] == sum(
+        1 for t in built.terms if t.defined and not t.categories
+    )
 
 
 def test_report_counts_mentioned_nodes(built: BuildResult) -> None:
@@ -220,7 +233,9 @@ def test_term_round_trip_keeps_kind_and_mentions(built: BuildResult) -> None:
 def test_artifact_round_trip_and_cli(built: BuildResult, tmp_path: Path) -> None:
     out = write_artifact(built, tmp_path / "artifact")
     g = Glossary.load(out)
-    assert {t.id: t for t in g.terms.values() if not t.defined} == {t.id: t for t in built.terms if not t.defined}
+    assert {t.id: t for t in g.terms.values() if not t.defined} == {
+        t.id: t for t in built.terms if not t.defined
+    }
     view = g.defined_view()
     assert view is g.defined_view() and all(t.defined for t in view.terms.values())
     assert all(e.source in view and e.target in view for e in view.edges)
