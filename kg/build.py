@@ -34,6 +34,7 @@ from kg.categories import infer_categories
 from kg.contrasts import settle_instead
 from kg.errors import ArtifactError, BuildLocked
 from kg.ids import id_alias_table, is_hash_id
+from kg.mentioned import mentioned_nodes
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.names import complete_names
@@ -425,11 +426,21 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     apply_english_decisions(entries, decisions, str(overlay_path))
     priority = {s.id: s.priority for s in sources}
     merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
+    # names the definitions mention but no source defines (kg/mentioned.py): nodes of their own,
+    # made before the edges so that the mention scan links the defining terms to them
+    mentioned = mentioned_nodes(merged.terms, entries, merged.entry_to_term, confusions)
+    nodes = merged.terms + mentioned
     t_merge = time.perf_counter()
-    edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
-    edges = apply_edge_decisions(edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
+    edges, unresolved_refs = build_edges(nodes, entries, merged.entry_to_term, confusions)
+    edges = apply_edge_decisions(edges, Resolver(nodes).resolve, decisions, str(overlay_path))
     edges = consolidate(edges)
-    inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
+    # topics come from defined terms only: a mentioned node has none to give or to receive
+    defined = {t.id for t in merged.terms}
+    inferred = infer_categories(
+        merged.terms,
+        [e for e in edges if e.source in defined and e.target in defined],
+        [c["id"] for c in cats["topics"]],
+    )
     edges = settle_instead(edges, merged.terms)
     id_aliases, dropped_id_aliases = id_alias_table(merged.terms)
     t_edges = time.perf_counter()
@@ -444,7 +455,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "entries_per_source": {p.source: len({e.line for e in p.entries}) for p in parsed},
         "raw_entries_per_source": {p.source: len(p.entries) for p in parsed},
         "skipped_lines_per_source": {p.source: len(p.skipped) for p in parsed},
-        "nodes": len(merged.terms),
+        "nodes": len(nodes),
+        "mentioned_nodes": len(mentioned),
         "edges_by_type": dict(Counter(e.type for e in edges)),
         "edges_by_origin": dict(Counter(f"{e.type}/{e.origin}" for e in edges)),
         "merged_nodes": sum(1 for t in merged.terms if len(t.entry_keys) > 1),
@@ -481,7 +493,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     }
     return BuildResult(
         sources=sources,
-        terms=merged.terms,
+        terms=nodes,
         edges=edges,
         categories=cats["topics"],
         report=report,

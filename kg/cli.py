@@ -170,6 +170,7 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path
         "uncategorized_nodes",
         "duplicate_evidence_edges",
         "pairs_with_both_types",
+        "mentioned_nodes",
     )
     summary = {k: r.get(k) for k in keys}
     # names and categories (an artifact built before these figures existed shows "n/a")
@@ -240,6 +241,8 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
     except GlossaryError as exc:
         err.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+    from kg.mentioned import mentioned_note
+
     hits = g.lookup(text, lang)
     if not hits:
         err.print(f"no term named {text!r}; nearest: {', '.join(g.suggest_ids(text))}")
@@ -248,11 +251,16 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
         t = h.term
         console.print(
             f"[bold]{t.id}[/bold]  {t.labels.get('en', '')} · {t.labels.get('zh', '')}  ({h.match}: {h.name})"
+            + ("" if t.defined else "  [yellow]kind: mentioned[/yellow]")
         )
         if t.abbreviations or t.aliases:
             console.print(f"  names: {', '.join(t.abbreviations + t.aliases)}")
         for d in t.definitions:
             console.print(f"  [{d.source}] {d.text}")
+        if not t.defined:
+            console.print(f"  {mentioned_note(t)}:", highlight=False)
+            for m in t.mentioned_in:
+                console.print(f"  [{m.source}:{m.line}] {escape(m.sentence)}", highlight=False)
 
 
 @app.command()

@@ -9,7 +9,7 @@ that the artifact and every export are derived from one shape.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 Lang = Literal["en", "zh"]
 EdgeType = Literal["related_to", "confused_with"]
@@ -144,9 +144,33 @@ class Definition:
         return asdict(self)
 
 
+NodeKind = Literal["defined", "mentioned"]
+NODE_KINDS: tuple[str, ...] = ("defined", "mentioned")
+
+
+@dataclass(frozen=True)
+class MentionSite:
+    """A sentence of the sources that mentions a name (the evidence of a mentioned-only node).
+
+    ``term`` is the defined term whose definition or note holds the sentence (None for a
+    confusables paragraph)."""
+
+    source: str
+    line: int
+    sentence: str
+    term: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class Term:
-    """A node of the graph: one concept."""
+    """A node of the graph: one concept.
+
+    ``kind`` is ``defined`` (a source defines it) or ``mentioned`` (definitions only mention it,
+    :mod:`kg.mentioned`): a mentioned node has no definitions, only ``mentioned_in``.
+    """
 
     id: str
     labels: dict[str, str]
@@ -166,10 +190,18 @@ class Term:
     # The vote behind an inferred category (or behind none, when the margin was too small):
     # {"votes": {topic: score}, "margin": m, "min_margin": t}; None for a section's category.
     category_inference: dict[str, Any] | None = None
+    kind: NodeKind = "defined"
+    mentioned_in: list[MentionSite] = field(default_factory=list)
+
+    @property
+    def defined(self) -> bool:
+        """True for a term some source defines (not a mentioned-only node)."""
+        return self.kind == "defined"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
+            "kind": self.kind,
             "labels": dict(self.labels),
             "aliases": list(self.aliases),
             "abbreviations": list(self.abbreviations),
@@ -182,6 +214,9 @@ class Term:
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
+        if self.mentioned_in:
+            out["mentioned_in"] = [m.to_dict() for m in self.mentioned_in]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Term:
@@ -198,6 +233,8 @@ class Term:
             label_origin=dict(d.get("label_origin") or {}),
             editorial_names=list(d.get("editorial_names") or []),
             category_inference=d.get("category_inference"),
+            kind=_node_kind(d.get("kind", "defined")),
+            mentioned_in=[MentionSite(**m) for m in d.get("mentioned_in", [])],
         )
 
     def all_names(self) -> list[str]:
@@ -227,6 +264,12 @@ class Evidence:
     doc: str
     line: int
     subject: str = ""
+
+
+def _node_kind(value: Any) -> NodeKind:
+    if value not in NODE_KINDS:
+        raise ValueError(f"unknown node kind {value!r} (expected one of {', '.join(NODE_KINDS)})")
+    return cast(NodeKind, value)
 
 
 @dataclass

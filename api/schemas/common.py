@@ -76,6 +76,9 @@ def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
     }
 
 
+NodeKindName = Literal["defined", "mentioned"]
+
+
 class TermSummary(TermRef):
     label_origin: dict[str, str] = Field(
         default_factory=dict,
@@ -95,10 +98,16 @@ class TermSummary(TermRef):
     sources: list[str] = Field(
         default_factory=list, description="Source glossary ids.", examples=[["001", "002"]]
     )
+    kind: NodeKindName = Field(
+        default="defined",
+        description="`defined` (a source defines it) or `mentioned` (definitions only mention it: "
+        "no definition of its own, see `mentioned_in` of the full node).",
+        examples=["defined"],
+    )
 
     @classmethod
     def of(cls, term: Term, lang: str | None = None) -> TermSummary:
-        return cls(**term_fields(term, lang), sources=list(term.sources))
+        return cls(**term_fields(term, lang), sources=list(term.sources), kind=term.kind)
 
 
 class DefinitionOut(BaseModel):

@@ -176,6 +176,15 @@ async function showTerm(id) {
     defs.append(el("li", {}, el("span", { class: "src", text: src }), el("span", { text: d.text }),
       d.note ? el("span", { class: "note", text: d.note }) : null));
   }
+  if (term.kind === "mentioned") {
+    // a name the definitions only mention: say so, and list the sentences (never as definitions)
+    badges.append(el("span", { class: "badge", text: "仅被提及 · mentioned only" }));
+    defs.append(el("li", {}, el("span", { class: "note", text: term.note || "" })));
+    for (const m of term.mentioned_in || []) {
+      defs.append(el("li", {}, el("span", { class: "src", text: `提及 · 来源 ${m.source} · 第 ${m.line} 行` }),
+        el("span", { text: m.sentence })));
+    }
+  }
   const graphWrap = el("div", { class: "graph-wrap" }, el("h3", { text: "邻近术语 · Neighbourhood" }));
   const ask = el("p", {},
     el("button", { class: "chip", type: "button", text: `什么是 ${zh || en}？`, onclick: () => askInChat(`什么是 ${zh || en}？`) }),

@@ -23,7 +23,9 @@ The export document::
                          "section": "性能与指标", "line": 19, "note": None}],
         "categories": ["metrics"],       # category ids
         "categories_inferred": False,    # True: voted, see "category_inference"
-        "sources": ["000", "001", "002", "004"]}],                        # source ids
+        "sources": ["000", "001", "002", "004"],                          # source ids
+        "kind": "defined"}],             # or "mentioned": no definitions, and instead
+                                         # "mentioned_in": [{"source", "line", "sentence", "term"}]
       "edges": [{
         "source": "time-to-first-token", "target": "prefill",
         "type": "related_to",            # or "confused_with" (symmetric, listed once per pair)

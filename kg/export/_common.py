@@ -160,3 +160,22 @@ def category_labels(doc: ExportDoc) -> dict[str, dict[str, str]]:
         str(c["id"]): {str(k): str(v) for k, v in (c.get("labels") or {}).items() if v}
         for c in doc.get("categories") or []
     }
+
+
+def kind(node: Mapping[str, Any]) -> str:
+    """``defined`` (a source defines the node) or ``mentioned`` (definitions only mention it)."""
+    return str(node.get("kind") or "defined")
+
+
+def mentions(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The sentences that mention a ``mentioned`` node (``source``, ``line``, ``sentence``, ``term``)."""
+    return [m for m in node.get("mentioned_in") or [] if m.get("sentence")]
+
+
+def mentioned_note(node: Mapping[str, Any], lang: str = "en") -> str:
+    """The one sentence every export writes on a mentioned node instead of a definition."""
+    n = len(mentions(node))
+    name = display_label(node, lang)
+    if lang == "zh":
+        return f"{name} 不是词表中定义的术语，只在 {n} 句来源文字中被提到。"
+    return f"{name} is not defined in the glossary; it is only mentioned, in {n} sentence{'s' * (n != 1)} of the sources."

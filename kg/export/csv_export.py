@@ -2,10 +2,12 @@
 
 Columns (:data:`CSV_COLUMNS`): ``id, label_en, label_zh, label_en_origin, label_zh_origin,
 editorial_names, abbreviations, aliases, categories, sources, definition_zh, definition_en, related,
-confused_with``. ``label_*_origin`` says who gave that label (``source``, ``rule`` or
-``editorial``; empty when there is no label); ``editorial_names`` lists every name only an
-editorial decision gives. ``definition_zh`` /
-``definition_en`` hold the term's *first* definition in that language (empty when none).
+confused_with, kind, mentioned_in``. ``label_*_origin`` says who gave that label (``source``,
+``rule`` or ``editorial``; empty when there is no label); ``editorial_names`` lists every name only
+an editorial decision gives. ``definition_zh`` / ``definition_en`` hold the term's *first*
+definition in that language (empty when none). ``kind`` is ``defined`` or ``mentioned`` (a name
+definitions only mention: no definition, and ``mentioned_in`` lists the ``source:line`` of the
+sentences that mention it).
 ``related`` and ``confused_with`` list neighbour ids in both edge directions (see
 :func:`kg.export._common.neighbours`). Quoting follows RFC 4180 (``csv`` module defaults,
 ``\\r\\n`` row ends), so the text reads back with :class:`csv.DictReader`.
@@ -22,8 +24,10 @@ from kg.export._common import (
     ExportDoc,
     editorial_names,
     first_definition,
+    kind,
     label_origin,
     labels,
+    mentions,
     neighbours,
     nodes,
     strings,
@@ -44,6 +48,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "definition_en",
     "related",
     "confused_with",
+    "kind",
+    "mentioned_in",
 )
 JOIN = " | "
 
@@ -79,6 +85,8 @@ def to_csv(doc: ExportDoc) -> str:
                 "definition_en": _definition_text(node, "en"),
                 "related": JOIN.join(links[nid].related),
                 "confused_with": JOIN.join(links[nid].confused_with),
+                "kind": kind(node),
+                "mentioned_in": JOIN.join(f"{m.get('source')}:{m.get('line')}" for m in mentions(node)),
             }
         )
     return buf.getvalue()

@@ -20,6 +20,10 @@ Modelling (IRIs for ``base="https://glossary-kg.local/term/"``):
   ``dcterms:source`` (the source glossary), ``gkg:section``, ``gkg:line`` and ``skos:note``.
   IRIs rather than blank nodes keep the output deterministic and addressable; they share one
   namespace because rdflib's prefix lookup is quadratic in the number of distinct namespaces.
+* ``gkg:kind`` on every concept: ``defined``, or ``mentioned`` for a name the definitions only
+  mention (:mod:`kg.mentioned`). A mentioned concept has no ``skos:definition``: a
+  ``skos:scopeNote`` (``@en`` and ``@zh``) says it is not defined in the glossary, and each
+  sentence that mentions it is a ``skos:example``.
 * Source glossaries: ``<scheme/source/ID>``, ``dcterms:BibliographicResource`` with
   ``dcterms:identifier``, ``dcterms:title``, ``dcterms:language``, ``dcterms:description``,
   ``gkg:file``.
@@ -49,8 +53,11 @@ from kg.export._common import (
     ExportDoc,
     category_labels,
     editorial_names,
+    kind,
     label_origin,
     labels,
+    mentioned_note,
+    mentions,
     nodes,
     script_lang,
     strings,
@@ -123,6 +130,15 @@ _VOCABULARY: tuple[tuple[URIRef, tuple[URIRef, ...], str, str, str], ...] = (
         "editorial (an editorial decision; no source names the concept so).",
     ),
     (GKG.file, (OWL.DatatypeProperty,), "file", "文件", "File name of a source glossary."),
+    (
+        GKG.kind,
+        (OWL.DatatypeProperty,),
+        "node kind",
+        "节点类型",
+        "'defined' (a source glossary defines the concept) or 'mentioned' (definitions only mention "
+        "the name: it has no skos:definition, a skos:scopeNote says so and skos:example quotes the "
+        "sentences that mention it).",
+    ),
 )
 
 
@@ -173,6 +189,12 @@ def _add_concept(g: Graph, node: Mapping[str, Any], iri: URIRef, scheme: URIRef,
         g.add((iri, GKG.abbreviation, Literal(abbr)))
     for sid in strings(node.get("sources")):
         g.add((iri, DCTERMS.source, source_iri(sid)))
+    g.add((iri, GKG.kind, Literal(kind(node))))
+    if kind(node) == "mentioned":  # never a definition: a scope note and the sentences as examples
+        g.add((iri, SKOS.scopeNote, Literal(mentioned_note(node, "en"), lang="en")))
+        g.add((iri, SKOS.scopeNote, Literal(mentioned_note(node, "zh"), lang="zh")))
+        for m in mentions(node):
+            g.add((iri, SKOS.example, Literal(str(m["sentence"]), lang=script_lang(str(m["sentence"])))))
     defs = [d for d in node.get("definitions") or [] if d.get("text")]
     for n, d in enumerate(defs, start=1):
         text = Literal(str(d["text"]), lang=str(d.get("lang") or "und"))
@@ -284,7 +306,8 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
 
     Each concept maps to ``{"uri", "prefLabels": {lang: [..]}, "altLabels": {lang: [..]},
     "abbreviations", "labelOrigin": {lang: origin}, "editorialNames", "definitions": [{"lang", "text", "source", "section", "line"}],
-    "related", "confusedWith", "collections", "inScheme"}`` (lists sorted). ``confusedWith``
+    "related", "confusedWith", "collections", "inScheme", "kind", "scopeNotes", "examples"}``
+    (lists sorted). ``confusedWith``
     reads ``gkg:confusedWith`` in both directions, as the property is symmetric; ``related``
     lists only the ``skos:related`` triples actually present.
     """
@@ -336,6 +359,9 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
             "related": sorted(_key(g, r) for r in g.objects(concept, SKOS.related)),
             "confusedWith": sorted(_key(g, c) for c in confused),
             "collections": sorted(_key(g, c) for c in g.subjects(SKOS.member, concept)),
+            "kind": str(g.value(concept, GKG.kind) or "defined"),
+            "scopeNotes": sorted(str(n) for n in g.objects(concept, SKOS.scopeNote)),
+            "examples": sorted(str(x) for x in g.objects(concept, SKOS.example)),
             "inScheme": sorted(str(s) for s in g.objects(concept, SKOS.inScheme)),
         }
     return out

@@ -55,9 +55,11 @@ def _heading(term: Term) -> str:
 
 
 def passages(terms: Iterable[Term]) -> list[tuple[str, str]]:
-    """(passage id, text) for every term, names passage first."""
+    """(passage id, text) for every defined term, names passage first."""
     out: list[tuple[str, str]] = []
     for t in terms:
+        if not t.defined:
+            continue  # a mentioned-only node has no text of its own (kg/mentioned.py)
         if NAMES_PASSAGE or not t.definitions:
             out.append((f"{t.id}#names", names_text(t)))
         head = _heading(t)
