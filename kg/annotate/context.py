@@ -35,7 +35,7 @@ from kg.search.tokenize import STOPWORDS
 from kg.textnorm import is_cjk_char as _is_cjk
 
 #: Signature score (sum of the IDF of shared words) that alone keeps an everyday word.
-SIGNATURE_THRESHOLD = 6.0
+SIGNATURE_THRESHOLD = 3.0
 #: Lead a rival needs over the term the text names exactly.
 RIVAL_MARGIN = 2.0
 
@@ -175,6 +175,11 @@ def _chinese_nouns() -> frozenset[str]:
 def _last_word(segmenter: object, run: str) -> str:
     words = list(segmenter.cut(run[-12:], HMM=False))  # type: ignore[attr-defined]
     return words[-1] if words else ""
+
+
+def reads_neighbours(entry: NameEntry) -> bool:
+    """Rule 1 reaches the neighbouring sentences for Latin words, not for abbreviations or Chinese."""
+    return entry.case != CASE_UPPER and entry.latin_start
 
 
 def supported(

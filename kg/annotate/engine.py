@@ -263,9 +263,13 @@ class Annotator:
         # lengths): it keeps the case and the line ends that folding turned into spaces
         original_view = original if len(original) == len(folded) else _aligned(original, folded, to_orig)
         spans = [ctxmod.sentence_span(original_view, h.start, h.end) for h in hits]
+        # per sentence: the terms named in it, everyday or not (one pass: pages hold thousands)
+        named: dict[tuple[int, int], dict[str, bool]] = {}
+        for h, span in zip(hits, spans, strict=True):
+            terms = named.setdefault(span, {})
+            terms[h.entry.term_id] = terms.get(h.entry.term_id, True) and h.entry.weak
         kept: list[_Hit] = []
-        for i, h in enumerate(hits):
-            span = spans[i]
+        for h, span in zip(hits, spans, strict=True):
             if h.entry.rivals:
                 h.term_id, h.ambiguous = ctxmod.choose_term(self.vocabulary, h.entry, ctx_of(span))
             if h.entry.weak and options.context:
@@ -273,14 +277,15 @@ class Annotator:
                     self.vocabulary, h.entry, folded, original_view, h.start, span[0], self._segmenter
                 ):
                     continue
-                strong = weak = 0
-                for j, o in enumerate(hits):
-                    if j == i or spans[j] != span or o.entry.term_id == h.entry.term_id:
-                        continue
-                    if o.entry.weak:
-                        weak += 1
-                    else:
-                        strong += 1
+                window = [span]
+                if ctxmod.reads_neighbours(h.entry):  # the sentences either side too
+                    window += [
+                        ctxmod.sentence_span(original_view, p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)
+                    ]
+                others = {t: w for sp in dict.fromkeys(window) for t, w in named.get(sp, {}).items()}
+                others.pop(h.entry.term_id, None)
+                strong = sum(not w for w in others.values())
+                weak = len(others) - strong
                 if not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span), strong, weak):
                     continue
             kept.append(h)
