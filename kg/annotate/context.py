@@ -26,13 +26,14 @@ exactly is kept otherwise, and marked ambiguous when a rival scores as well.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kg.annotate.segment import words
 from kg.annotate.vocabulary import CASE_UPPER, NameEntry, Vocabulary
 from kg.search.tokenize import STOPWORDS
-from kg.textnorm import is_cjk_char as _is_cjk
 
 #: Signature score (sum of the IDF of shared words) that alone keeps an everyday word.
 SIGNATURE_THRESHOLD = 3.0
@@ -44,16 +45,26 @@ _MAX_SENTENCE = 400
 MASK = "\ue000"  # what the annotator puts where nothing may match (kg.annotate.engine.MASK)
 
 
+class SentenceBounds:
+    """Sentence boundaries of a page, found in one pass: sentence punctuation and line ends."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.ends = [m.start() for m in _BOUNDARY.finditer(text)]  # a boundary character's offset
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The sentence around ``[start, end)`` (at most a few hundred characters either side)."""
+        i = bisect_left(self.ends, start)
+        a = self.ends[i - 1] + 1 if i > 0 else 0
+        j = bisect_left(self.ends, end)
+        b = self.ends[j] if j < len(self.ends) else self.length
+        return max(a, start - _MAX_SENTENCE), min(b, end + _MAX_SENTENCE)
+
+
 def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence of *text* around ``[start, end)``: between sentence punctuation or line ends
     (at most a few hundred characters either side). *text* is the page (line ends intact)."""
-    lo = max(0, start - _MAX_SENTENCE)
-    a = lo
-    for m in _BOUNDARY.finditer(text, lo, start):
-        a = m.end()
-    m = _BOUNDARY.search(text, end, min(len(text), end + _MAX_SENTENCE))
-    b = m.start() if m else min(len(text), end + _MAX_SENTENCE)
-    return a, b
+    return SentenceBounds(text).span(start, end)
 
 
 @dataclass
@@ -148,6 +159,10 @@ def foreign_compound(
     return word in _chinese_nouns()  # "核心温度", "视频编码器"; a verb or a conjunction before is no compound
 
 
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff" or "\U00020000" <= ch <= "\U0002fa1f"
+
+
 def _content_word(low: str) -> bool:
     """A Latin word that can modify a noun as a noun ("die", "message", "prediction")."""
     if low in STOPWORDS or low in _EN_MODIFIERS_OK or low in _EN_VERBS or len(low) < 3:
@@ -173,8 +188,8 @@ def _chinese_nouns() -> frozenset[str]:
 
 
 def _last_word(segmenter: object, run: str) -> str:
-    words = list(segmenter.cut(run[-12:], HMM=False))  # type: ignore[attr-defined]
-    return words[-1] if words else ""
+    ws = words(segmenter, run[-12:])
+    return ws[-1] if ws else ""
 
 
 def reads_neighbours(entry: NameEntry) -> bool:
@@ -182,16 +197,8 @@ def reads_neighbours(entry: NameEntry) -> bool:
     return entry.case != CASE_UPPER and entry.latin_start
 
 
-def supported(
-    vocab: Vocabulary,
-    entry: NameEntry,
-    ctx: SentenceContext,
-    strong_others: int,
-    weak_others: int,
-) -> bool:
-    """Rules 1 and 2 for one everyday word."""
-    if strong_others >= 1 or weak_others >= 1:
-        return True
+def supported(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> bool:
+    """Rule 2 for an everyday word that no other term supports (rule 1 is counted by the caller)."""
     return signature_score(vocab, entry.term_id, ctx) >= SIGNATURE_THRESHOLD
 
 

@@ -31,18 +31,18 @@ from kg.annotate.card import DefinitionRef, definition_of, term_url
 from kg.annotate.markup import Layout, layout
 from kg.annotate.normalize import fold_with_map
 from kg.annotate.options import AnnotateOptions
-from kg.annotate.vocabulary import CASE_CAPITAL, CASE_UPPER, NameEntry, Pattern, Vocabulary
+from kg.annotate.segment import clear_caches, cuts
+from kg.annotate.vocabulary import CASE_ANY, CASE_CAPITAL, CASE_UPPER, NameEntry, Pattern, Vocabulary
 from kg.model import Term
 from kg.search.tokenize import CJK_CLASS
 from kg.store import Glossary
-from kg.textnorm import is_cjk_char
 
 _KIND_RANK = {"label": 0, "abbreviation": 1, "alias": 2}
 _CJK_CHARS = re.compile(f"[{CJK_CLASS}]")
 _LATIN_LETTERS = re.compile(r"[A-Za-z]")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Mention:
     """A term named in the page: ``page[start:end] == text`` (offsets into the original page)."""
 
@@ -124,6 +124,7 @@ class Annotator:
         self.vocabulary = vocabulary or Vocabulary(glossary)
         self._segmenter = self.vocabulary.tokenizer.segmenter
         self._definitions: dict[tuple[str, str], DefinitionRef | None] = {}
+        self._urls: dict[tuple[str, str, str], str] = {}
 
     # --- public -------------------------------------------------------------------------------
     def annotate(self, text: str, options: AnnotateOptions | None = None) -> Annotation:
@@ -158,7 +159,13 @@ class Annotator:
 
     def url(self, term_id: str, options: AnnotateOptions) -> str:
         """The link of a term (``url_template`` with ``{base}`` and the URL-quoted ``{id}``)."""
-        return term_url(term_id, options.base_url, options.url_template)
+        key = (term_id, options.base_url, options.url_template)
+        url = self._urls.get(key)
+        if url is None:
+            if len(self._urls) > 50_000:
+                self._urls.clear()
+            url = self._urls[key] = term_url(term_id, options.base_url, options.url_template)
+        return url
 
     # --- steps --------------------------------------------------------------------------------
     @staticmethod
@@ -196,15 +203,24 @@ class Annotator:
                 return False
         return True
 
+    def _allowed_ids(self, options: AnnotateOptions) -> frozenset[str] | None:
+        """The term ids the options allow (None: every one)."""
+        if not (options.include_ids or options.exclude_ids or options.include_categories or options.exclude_categories):
+            return None
+        probe = {e.term_id: e for e in self.vocabulary.entries}
+        return frozenset(tid for tid, e in probe.items() if self._allowed(e, options))
+
     def _hits(self, folded: str, original: str, to_orig: Any, options: AnnotateOptions) -> list[_Hit]:
         out: list[_Hit] = []
         n = len(folded)
+        allowed = self._allowed_ids(options)
+        mentioned = options.include_mentioned
         pattern: Pattern
         for last, pattern in self.vocabulary.automaton.iter(folded):
             end = last + 1
             start = end - len(pattern.key)
             for entry in pattern.entries:
-                if not self._allowed(entry, options):
+                if (entry.mentioned and not mentioned) or (allowed is not None and entry.term_id not in allowed):
                     continue
                 stop = end
                 plural = pattern.plural
@@ -216,11 +232,11 @@ class Annotator:
                         stop, plural = end + suffix, suffix > 0
                     if stop < n and (_word_char(folded[stop]) or _dotted(folded, stop)):
                         continue
-                if not self._case_ok(original, to_orig(start), to_orig(end), entry):
+                if entry.case != CASE_ANY and not self._case_ok(original, to_orig(start), to_orig(end), entry):
                     continue
-                if is_cjk_char(folded[start]) and not self._jieba_boundary(folded, start):
+                if _cjk(folded[start]) and not self._jieba_boundary(folded, start):
                     continue
-                if is_cjk_char(folded[end - 1]) and not self._jieba_boundary(folded, end):
+                if _cjk(folded[end - 1]) and not self._jieba_boundary(folded, end):
                     continue
                 out.append(_Hit(start, stop, entry, plural, entry.term_id))
         return out
@@ -236,14 +252,14 @@ class Annotator:
     def _jieba_boundary(self, folded: str, pos: int) -> bool:
         """True when *pos* is a word boundary of jieba's segmentation of the Chinese run around it."""
         lo = pos
-        while lo > 0 and is_cjk_char(folded[lo - 1]):
+        while lo > 0 and _cjk(folded[lo - 1]):
             lo -= 1
         hi = pos
-        while hi < len(folded) and is_cjk_char(folded[hi]):
+        while hi < len(folded) and _cjk(folded[hi]):
             hi += 1
         if lo == pos or hi == pos:
             return True  # the run starts or ends here
-        return (pos - lo) in _cuts(self._segmenter, folded[lo:hi])
+        return (pos - lo) in cuts(self._segmenter, folded[lo:hi])
 
     def _decide(
         self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
@@ -262,7 +278,8 @@ class Annotator:
         # the original's characters at folded offsets (the same string unless folding changed
         # lengths): it keeps the case and the line ends that folding turned into spaces
         original_view = original if len(original) == len(folded) else _aligned(original, folded, to_orig)
-        spans = [ctxmod.sentence_span(original_view, h.start, h.end) for h in hits]
+        bounds = ctxmod.SentenceBounds(original_view)
+        spans = [bounds.span(h.start, h.end) for h in hits]
         # per sentence: the terms named in it, everyday or not (one pass: pages hold thousands)
         named: dict[tuple[int, int], dict[str, bool]] = {}
         for h, span in zip(hits, spans, strict=True):
@@ -279,14 +296,12 @@ class Annotator:
                     continue
                 window = [span]
                 if ctxmod.reads_neighbours(h.entry):  # the sentences either side too
-                    window += [
-                        ctxmod.sentence_span(original_view, p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)
-                    ]
+                    window += [bounds.span(p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)]
                 others = {t: w for sp in dict.fromkeys(window) for t, w in named.get(sp, {}).items()}
                 others.pop(h.entry.term_id, None)
                 strong = sum(not w for w in others.values())
                 weak = len(others) - strong
-                if not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span), strong, weak):
+                if not (strong or weak) and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
                     continue
             kept.append(h)
         return kept
@@ -318,8 +333,13 @@ def _aligned(original: str, folded: str, to_orig: Any) -> str:
     return "".join(original[to_orig(i)] if to_orig(i) < len(original) else " " for i in range(len(folded)))
 
 
+def _cjk(ch: str) -> bool:
+    """:func:`kg.textnorm.is_cjk_char`, inlined for the hot loops."""
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff" or "\U00020000" <= ch <= "\U0002fa1f"
+
+
 def _word_char(ch: str) -> bool:
-    return (ch.isalnum() or ch == "_") and not is_cjk_char(ch)
+    return (ch.isalnum() or ch == "_") and not _cjk(ch)
 
 
 def _dotted(folded: str, pos: int) -> bool:
@@ -341,26 +361,6 @@ def _suffix(folded: str, end: int, name: str) -> int:
     if tail[:1] in ("'", "’") and name[-1:].lower() == "s":
         return 1
     return 0
-
-
-_CUT_CACHE: dict[tuple[int, str], frozenset[int]] = {}
-
-
-def _cuts(segmenter: Any, run: str) -> frozenset[int]:
-    """Offsets inside *run* where jieba's words start (dictionary words, no HMM), cached."""
-    key = (id(segmenter), run)
-    got = _CUT_CACHE.get(key)
-    if got is None:
-        pos = 0
-        cuts = {0}
-        for word in segmenter.cut(run, HMM=False):
-            pos += len(word)
-            cuts.add(pos)
-        got = frozenset(cuts)
-        if len(_CUT_CACHE) > 100_000:
-            _CUT_CACHE.clear()
-        _CUT_CACHE[key] = got
-    return got
 
 
 def _leftmost_longest(hits: list[_Hit]) -> list[_Hit]:

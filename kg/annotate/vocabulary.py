@@ -62,14 +62,8 @@ class NameEntry:
     weak: bool
     rivals: tuple[str, ...] = ()
     mentioned: bool = False  # the term is a mentioned-only node (kind "mentioned")
-
-    @property
-    def latin_start(self) -> bool:
-        return _is_word_char(self.name[0])
-
-    @property
-    def latin_end(self) -> bool:
-        return _is_word_char(self.name[-1])
+    latin_start: bool = False  # the name starts with a Latin letter or digit (word boundary needed)
+    latin_end: bool = False  # … ends with one (word boundary; plural and possessive endings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +161,8 @@ class Vocabulary:
                 weak=_is_weak(name, term, lower_corpus),
                 rivals=rivals.get((tid, name), ()),
                 mentioned=getattr(term, "kind", "defined") == "mentioned",
+                latin_start=_is_word_char(name.strip()[0]),
+                latin_end=_is_word_char(name.strip()[-1]),
             )
             self.entries.append(entry)
             folded = fold_name(name)
