@@ -16,7 +16,9 @@ glossary sense. The rule set, tuned on the dev split of the labelled paragraphs 
    "base64 解码") — unless the modifier is itself a glossary name, one of the term's signature
    words, a number or code ("g6e instances", "30k-token"), a determiner, quantifier, adjective or
    verb (a short list of English ones plus their endings; in Chinese, any word jieba's dictionary
-   does not tag as a noun), or the match is an abbreviation ("needs TP=2").
+   does not tag as a noun), or the match is an abbreviation ("needs TP=2"). A possessive owner
+   is a noun ("the router's gate"); after "to", a modal or a subject pronoun the word is a verb
+   ("to compute", "we batch"); "for instance" and "pay attention" are idioms.
 
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
@@ -99,7 +101,13 @@ _EN_VERBS = frozenset(
     """make cap use run set get put take keep need let add cut hit see reduce increase improve enable
     disable measure track serve turn try cause avoid skip share split move load store send hold""".split()
 )
-_NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl"})
+# a word after these is a verb ("to compute", "we batch the requests"), not the glossary's noun
+_VERB_MARKERS = frozenset(
+    "to can could will would should may might must shall cannot we they you i don't doesn't didn't won't".split()
+)
+# fixed expressions in which the word keeps its everyday sense
+_IDIOMS = frozenset({("for", "instance"), ("pay", "attention"), ("paid", "attention"), ("paying", "attention")})
+_NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl", "vn"})
 _ZH_DETERMINER_START = tuple("每一这那各整多几单某该本此其两三四五六七八九十百千万首末前后上下")
 
 
@@ -129,6 +137,13 @@ def foreign_compound(
     if prev is not None:
         word, joiner, at = prev
         low = word.lower()
+        possessive = low.endswith(("'s", "’s"))
+        if possessive:  # "the router's gate": the owner is a noun
+            word, low = word[:-2], low[:-2]
+        if (low, folded[start : start + len(entry.name)]) in _IDIOMS:
+            return True
+        if low in _VERB_MARKERS and entry.case != CASE_UPPER:
+            return True  # "to compute", "we batch": the word is a verb here
         if any(c.isdigit() for c in word) or vocab.is_name(word) or low in sig:
             return False
         if word[0].isupper() and any(c.islower() for c in word):
@@ -141,7 +156,7 @@ def foreign_compound(
             return False  # "needs TP=2": an abbreviation is no compound's head
         if joiner == "-":
             return word.isalpha()
-        return _content_word(low)
+        return _content_word(low, possessive)
     # a Chinese word right before (with or without a space)
     pos = start
     if pos > sentence_start and folded[pos - 1] == " ":
@@ -163,8 +178,11 @@ def _is_cjk(ch: str) -> bool:
     return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff" or "\U00020000" <= ch <= "\U0002fa1f"
 
 
-def _content_word(low: str) -> bool:
-    """A Latin word that can modify a noun as a noun ("die", "message", "prediction")."""
+def _content_word(low: str, noun: bool = False) -> bool:
+    """A Latin word that can modify a noun as a noun ("die", "message", "prediction"; *noun*: known
+    to be one, as the owner of a possessive)."""
+    if noun:
+        return len(low) >= 2 and low not in STOPWORDS
     if low in STOPWORDS or low in _EN_MODIFIERS_OK or low in _EN_VERBS or len(low) < 3:
         return False
     if low.endswith(("ing", "ed")) or (low.endswith("s") and not low.endswith(("ss", "us", "is"))):

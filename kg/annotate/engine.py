@@ -299,8 +299,9 @@ class Annotator:
                     window += [bounds.span(p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)]
                 others = {t: w for sp in dict.fromkeys(window) for t, w in named.get(sp, {}).items()}
                 others.pop(h.entry.term_id, None)
-                strong = sum(not w for w in others.values())
-                weak = len(others) - strong
+                near = self.vocabulary.related(h.entry.term_id)
+                strong = sum(1 for t in others if t in near)
+                weak = 0
                 if not (strong or weak) and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
                     continue
             kept.append(h)

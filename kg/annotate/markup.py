@@ -7,11 +7,14 @@ spans that are headings, and where each section starts:
   whole content of ``<script>``, ``<style>``, ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``,
   ``<var>``, ``<a>`` (an existing link), ``<textarea>``, ``<title>``, ``<head>``, ``<svg>``,
   ``<math>``, ``<template>``, ``<noscript>`` and of any element marked ``class="gkg-skip"`` or
-  ``data-gkg-skip`` (a page's own opt-out); ``<h1>``–``<h6>`` are headings and start sections.
+  ``data-gkg-skip`` (a page's own opt-out); ``<h1>``–``<h6>`` are headings and start sections;
+  ``<th>``, ``<caption>``, ``<summary>`` and ``<legend>`` label a table, details or fieldset:
+  headings too, starting no section.
 - **markdown**: front matter, fenced and indented code blocks, code spans, links and images
   (inline, reference and their definitions), autolinks, abbreviation definitions, and every
-  HTML construct above; ATX and setext headings are headings and start sections; the header
-  row of a table counts as a heading (it labels columns, it is not prose).
+  HTML construct above; ATX (also inside block quotes) and setext headings are headings and
+  start sections; the header row of a table and a line of bold text alone count as headings
+  (they label what follows, they are not prose).
 - every format: bare URLs.
 
 The scanners are regular expressions over the page, linear in its length; they do not build a
@@ -43,6 +46,8 @@ _SKIP_ELEMENTS = frozenset(
     {"code", "pre", "kbd", "samp", "var", "a", "head", "svg", "math", "template", "noscript", "tt"}
 )
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# labels of a table, a details block or a fieldset: headings too, though they start no section
+_LABELS = frozenset({"th", "caption", "summary", "legend"})
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 )
@@ -50,7 +55,8 @@ _OPT_OUT = re.compile(r"""class\s*=\s*(["']?)[^"'>]*\bgkg-skip\b|\bdata-gkg-skip
 
 # --- Markdown ------------------------------------------------------------------------------------
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+_ATX = re.compile(r"(?: {0,3}>[ \t]?)* {0,3}(#{1,6})(?:[ \t]+|$)")  # inside block quotes too
+_BOLD_LINE = re.compile(r"(?: {0,3}>[ \t]?)* {0,3}(\*\*|__)(?=\S)[^*_\n]+(?<=\S)\1[ \t]*:?[ \t]*$")
 _SETEXT = re.compile(r" {0,3}(=+|-{2,})[ \t]*$")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]")
 _TABLE_DELIM = re.compile(r"[ \t]*(?=[^\n]*\|)(?=[^\n]*-)[|:\- \t]+$")
@@ -152,8 +158,9 @@ def _html_layout(text: str, start: int = 0, end: int | None = None, out: Layout 
             stop = _matching_close(text, name, pos, end)
             out.masked.append((pos, stop))
             pos = stop
-        elif name in _HEADINGS:
-            out.sections.append(m.start())
+        elif name in _HEADINGS or (name in _LABELS and heading_at is None):
+            if name in _HEADINGS:
+                out.sections.append(m.start())
             heading_at, heading_name = m.end(), name
     if heading_at is not None:
         out.headings.append((heading_at, end))
@@ -228,6 +235,10 @@ def _markdown_layout(text: str) -> Layout:
             out.sections.append(starts[i])
             out.headings.append((starts[i] + atx.end(), starts[i] + len(line)))
             out.masked.append((starts[i], starts[i] + atx.end()))
+            i, prev_blank = i + 1, False
+            continue
+        if _BOLD_LINE.match(line):  # a line of bold text alone: a heading in all but name
+            out.headings.append((starts[i], starts[i] + len(line)))
             i, prev_blank = i + 1, False
             continue
         if i + 1 < n:

@@ -49,6 +49,8 @@ _LOWER_WORD = re.compile(r"[a-z]+")
 _CAPS = re.compile(r"[A-Z0-9][A-Z0-9\-]*")
 _SPACES = re.compile(r" +")
 _MAX_SPACE_VARIANTS = 16
+#: How far in the graph a term supporting an everyday word may be (kg.annotate.context, rule 1).
+RELATED_DEPTH = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,9 +181,17 @@ class Vocabulary:
             self.automaton.add_word(key, Pattern(key, tuple(entries), key in plural_keys))
         self.automaton.make_automaton()
         self.idf, self.signatures = _signatures(glossary, self.tokenizer)
+        self._related: dict[str, frozenset[str]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def related(self, term_id: str) -> frozenset[str]:
+        """Terms within :data:`RELATED_DEPTH` edges of *term_id* (either edge type), cached."""
+        got = self._related.get(term_id)
+        if got is None:
+            got = self._related[term_id] = frozenset(self.glossary.neighbours(term_id, depth=RELATED_DEPTH))
+        return got
 
     def is_name(self, text: str) -> bool:
         """True when *text* (folded) is a name of some term, or one of its indexed variants."""
