@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from api.schemas.common import Lang
 from kg.annotate import AnnotateOptions, Annotation, Mention
 from kg.annotate.card import DefinitionRef
-from kg.annotate.options import DEFAULT_URL_TEMPLATE
+from kg.annotate.options import DEFAULT_URL_TEMPLATE, check_url_template
 
 #: Longest page accepted (characters); the body limit (`max_annotate_body_bytes`, 1 MiB) binds first
 #: for most pages.
@@ -67,8 +67,7 @@ class AnnotateRequest(BaseModel):
     url_template: str = Field(
         default=DEFAULT_URL_TEMPLATE,
         max_length=500,
-        pattern=r"\{id\}",
-        description="Link of a term: `{base}` and `{id}` (URL-quoted) are filled in.",
+        description="Link of a term: `{base}` and `{id}` (URL-quoted) are filled in; no other placeholder.",
     )
     output: Literal["spans", "html"] = Field(
         default="spans",
@@ -79,6 +78,11 @@ class AnnotateRequest(BaseModel):
         default="link",
         description='With `output: html`: `<a class="gkg-term" href=… data-term=…>` or `<abbr title=…>`.',
     )
+
+    @field_validator("url_template")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        return check_url_template(value)
 
     def options(self) -> AnnotateOptions:
         return AnnotateOptions(

@@ -22,7 +22,8 @@ glossary sense. The rule set, tuned on the dev split of the labelled paragraphs 
 
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
-exactly is kept otherwise, and marked ambiguous when a rival scores as well.
+exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
+differently (``Tensor Core`` for ``TensorCore``) never wins: the mention is marked ambiguous.
 """
 
 from __future__ import annotations
@@ -229,6 +230,8 @@ def choose_term(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> tu
         if s > best:
             best_id, best = rival, s
     if best_id != entry.term_id and best >= own + RIVAL_MARGIN:
+        if best_id in entry.spelled_rivals:
+            return entry.term_id, True  # the spelling names this term; the context points elsewhere
         return best_id, False
     others = [signature_score(vocab, r, ctx) for r in entry.rivals]
     return entry.term_id, bool(others) and max(others) + RIVAL_MARGIN > own

@@ -52,5 +52,15 @@ class AnnotateOptions:
             raise ValueError(f"occurrences must be one of {', '.join(OCCURRENCES)}, not {self.occurrences!r}")
         if self.lang not in (None, "zh", "en"):
             raise ValueError(f"lang must be zh or en, not {self.lang!r}")
-        if "{id}" not in self.url_template:
-            raise ValueError("url_template must hold {id}")
+        check_url_template(self.url_template)
+
+
+def check_url_template(template: str) -> str:
+    """*template* when it holds ``{id}`` and no placeholder but ``{base}`` and ``{id}``; else ValueError."""
+    if "{id}" not in template:
+        raise ValueError("url_template must hold {id}")
+    try:
+        template.format(base="", id="x")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"url_template may hold only {{base}} and {{id}} (and {{{{ }}}} for braces): {exc}") from None
+    return template

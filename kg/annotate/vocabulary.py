@@ -12,9 +12,11 @@ Per name (:class:`NameEntry`), decided from the glossary's own data, never from 
   (``EP``, ``PP``, ``CP``), a Chinese name that jieba's general dictionary holds (``节点``,
   ``温度``, ``编码器``: everyday Chinese, unlike ``张量并行``) — is kept
   only where its context supports it (:mod:`kg.annotate.context`).
-- **rivals**: terms a reader could mean by the same words: names equal up to spacing and hyphens
-  (``TensorCore`` vs ``Tensor Core``), and a ``confused_with`` neighbour named by this name plus
-  more words (lone ``Triton`` vs ``Triton Inference Server``). The context decides between them.
+- **rivals**: terms a reader could mean by the same words: a ``confused_with`` neighbour named by
+  this name plus more words (lone ``Triton`` vs ``Triton Inference Server``: the context decides
+  between them), and names equal up to spacing and hyphens (``TensorCore`` vs ``Tensor Core``: the
+  spelling decides, the other is offered as a candidate and marked ambiguous when the context
+  points to it).
 
 Variants are indexed for what the text may do that the name does not: spaces between Chinese and
 Latin characters or not ("首 token 延迟" / "首token延迟"), hyphen for space and back ("KV-cache"),
@@ -63,6 +65,7 @@ class NameEntry:
     case: str
     weak: bool
     rivals: tuple[str, ...] = ()
+    spelled_rivals: tuple[str, ...] = ()  # the rivals that differ only in spacing/hyphens: never switched to
     mentioned: bool = False  # the term is a mentioned-only node (kind "mentioned")
     latin_start: bool = False  # the name starts with a Latin letter or digit (word boundary needed)
     latin_end: bool = False  # … ends with one (word boundary; plural and possessive endings)
@@ -161,7 +164,8 @@ class Vocabulary:
                 kind=kind,
                 case=_case_policy(name, term, lower_corpus),
                 weak=_is_weak(name, term, lower_corpus),
-                rivals=rivals.get((tid, name), ()),
+                rivals=rivals.get((tid, name), ((), ()))[0],
+                spelled_rivals=rivals.get((tid, name), ((), ()))[1],
                 mentioned=getattr(term, "kind", "defined") == "mentioned",
                 latin_start=_is_word_char(name.strip()[0]),
                 latin_end=_is_word_char(name.strip()[-1]),
@@ -237,8 +241,11 @@ def _is_weak(name: str, term: Term, lower_corpus: Counter[str]) -> bool:
     return bool(re.fullmatch(r"[A-Z]{2}", name))
 
 
-def _rivals(glossary: Glossary, names: list[tuple[str, str, str]]) -> dict[tuple[str, str], tuple[str, ...]]:
-    """Per (term id, name): other terms the same words may mean (see the module)."""
+def _rivals(
+    glossary: Glossary, names: list[tuple[str, str, str]]
+) -> dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Per (term id, name): other terms the same words may mean (see the module), and which of them
+    differ only in spacing or hyphens."""
     by_loose: dict[str, set[str]] = defaultdict(set)
     folded_names: dict[str, list[str]] = defaultdict(list)
     for tid, n, _ in names:
@@ -249,15 +256,16 @@ def _rivals(glossary: Glossary, names: list[tuple[str, str, str]]) -> dict[tuple
         if e.type == "confused_with":
             confused[e.source].add(e.target)
             confused[e.target].add(e.source)
-    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    out: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for tid, n, _ in names:
-        found = set(by_loose[name_key(n)]) - {tid}
+        spelled = set(by_loose[name_key(n)]) - {tid}
+        found = set(spelled)
         f = fold_name(n)
         for other in confused[tid]:
             if any(o.startswith(f + " ") for o in folded_names[other]):
                 found.add(other)
         if found:
-            out[(tid, n)] = tuple(sorted(found))
+            out[(tid, n)] = (tuple(sorted(found)), tuple(sorted(spelled)))
     return out
 
 
