@@ -550,9 +550,13 @@ def eval_annotate(
 
 
 AnnotateRunsOpt = typer.Option(7, "--runs", min=1, help="Timed runs (the median is reported).")
-AnnotateSizeOpt = typer.Option(1_000_000, "--bytes", min=1000, help="Size of the Markdown page in bytes (UTF-8).")
+AnnotateSizeOpt = typer.Option(
+    1_000_000, "--bytes", min=1000, help="Size of the Markdown page in bytes (UTF-8)."
+)
 AnnotateBenchOutOpt = typer.Option(
-    Path("docs/bench/annotate.json"), "--out", help="JSON output; its section of docs/BENCHMARKS.md is rewritten."
+    Path("docs/bench/annotate.json"),
+    "--out",
+    help="JSON output; its section of docs/BENCHMARKS.md is rewritten.",
 )
 
 

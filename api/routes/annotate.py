@@ -16,7 +16,10 @@ router = APIRouter(prefix="/v1", tags=["annotate"], route_class=BoundedRoute)
 
 ANNOTATE_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorResponse, "description": "Body larger than `max_annotate_body_bytes` (1 MiB)."},
-    422: {"model": ErrorResponse, "description": "Invalid request (unknown field, bad format, text too long…)."},
+    422: {
+        "model": ErrorResponse,
+        "description": "Invalid request (unknown field, bad format, text too long…).",
+    },
     503: {
         "model": ErrorResponse,
         "description": "Artifact not loaded, or too many pages being annotated (`overloaded`, with `Retry-After`).",

@@ -35,7 +35,8 @@ class AnnotateRequest(BaseModel):
         "`<script>`/`<style>`, comments (and headings, unless `skip_headings` is false) are never annotated.",
     )
     lang: Lang | None = Field(
-        default=None, description="The page's language (labels and definitions in it); default: from its script."
+        default=None,
+        description="The page's language (labels and definitions in it); default: from its script.",
     )
     occurrences: Literal["all", "first", "first-per-section"] = Field(
         default="all", description="Every mention, the first of each term in the page, or in each section."
@@ -62,7 +63,10 @@ class AnnotateRequest(BaseModel):
         "the glossary sense; false annotates every match.",
     )
     base_url: str = Field(
-        default="", max_length=500, description="Fills `{base}` of `url_template`.", examples=["https://docs.example.com"]
+        default="",
+        max_length=500,
+        description="Fills `{base}` of `url_template`.",
+        examples=["https://docs.example.com"],
     )
     url_template: str = Field(
         default=DEFAULT_URL_TEMPLATE,

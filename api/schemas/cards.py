@@ -29,10 +29,13 @@ class CardOut(BaseModel):
     labels: dict[str, str] = Field(examples=[{"en": "Time to first token", "zh": "首 token 延迟"}])
     abbreviations: list[str] = Field(examples=[["TTFT"]])
     categories: list[str] = Field(examples=[["metrics"]])
-    definition: DefinitionSentence | None = Field(description="One sentence, in `lang` when a source gives one.")
+    definition: DefinitionSentence | None = Field(
+        description="One sentence, in `lang` when a source gives one."
+    )
     url: str = Field(examples=["/terms/time-to-first-token"])
     confused_with_heading: str = Field(
-        description="The heading of the warning, in both languages.", examples=["易混淆 / often confused with"]
+        description="The heading of the warning, in both languages.",
+        examples=["易混淆 / often confused with"],
     )
     confused_with: list[ConfusedOut]
 

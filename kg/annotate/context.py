@@ -84,30 +84,243 @@ def signature_score(vocab: Vocabulary, term_id: str, ctx: SentenceContext) -> fl
 
 
 _EN_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9]+(?:[.'’][A-Za-z0-9]+)*)([ -]?)$")
-_ADJECTIVE_ENDINGS = ("al", "ive", "ous", "able", "ible", "ic", "ful", "less", "ant", "ent", "ary", "ly", "ed", "est", "er")
+_ADJECTIVE_ENDINGS = (
+    "al",
+    "ive",
+    "ous",
+    "able",
+    "ible",
+    "ic",
+    "ful",
+    "less",
+    "ant",
+    "ent",
+    "ary",
+    "ly",
+    "ed",
+    "est",
+    "er",
+)
 _EN_MODIFIERS_OK = frozenset(
-    """each every same single one two three four first last next new old raw high low full whole entire
-    small large big long short current running total overall peak average mean max maximum min minimum
-    per extra separate own other another any some many more most few fewer several real actual typical
-    standard default main local remote global fast slow warm cold hot static dynamic greedy final initial
-    given different similar specific individual various both only also just even such very much shared
-    dedicated good bad key main whole plain simple bare true false open closed live idle busy hard soft
-    top bottom front back half double triple multi non pre post sub up down out off over under via
-    whether if because while though although since unless until after before during without within
-    across through like nor yet so but still never always often usually rarely""".split()
+    [
+        "each",
+        "every",
+        "same",
+        "single",
+        "one",
+        "two",
+        "three",
+        "four",
+        "first",
+        "last",
+        "next",
+        "new",
+        "old",
+        "raw",
+        "high",
+        "low",
+        "full",
+        "whole",
+        "entire",
+        "small",
+        "large",
+        "big",
+        "long",
+        "short",
+        "current",
+        "running",
+        "total",
+        "overall",
+        "peak",
+        "average",
+        "mean",
+        "max",
+        "maximum",
+        "min",
+        "minimum",
+        "per",
+        "extra",
+        "separate",
+        "own",
+        "other",
+        "another",
+        "any",
+        "some",
+        "many",
+        "more",
+        "most",
+        "few",
+        "fewer",
+        "several",
+        "real",
+        "actual",
+        "typical",
+        "standard",
+        "default",
+        "main",
+        "local",
+        "remote",
+        "global",
+        "fast",
+        "slow",
+        "warm",
+        "cold",
+        "hot",
+        "static",
+        "dynamic",
+        "greedy",
+        "final",
+        "initial",
+        "given",
+        "different",
+        "similar",
+        "specific",
+        "individual",
+        "various",
+        "both",
+        "only",
+        "also",
+        "just",
+        "even",
+        "such",
+        "very",
+        "much",
+        "shared",
+        "dedicated",
+        "good",
+        "bad",
+        "key",
+        "main",
+        "whole",
+        "plain",
+        "simple",
+        "bare",
+        "true",
+        "false",
+        "open",
+        "closed",
+        "live",
+        "idle",
+        "busy",
+        "hard",
+        "soft",
+        "top",
+        "bottom",
+        "front",
+        "back",
+        "half",
+        "double",
+        "triple",
+        "multi",
+        "non",
+        "pre",
+        "post",
+        "sub",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "under",
+        "via",
+        "whether",
+        "if",
+        "because",
+        "while",
+        "though",
+        "although",
+        "since",
+        "unless",
+        "until",
+        "after",
+        "before",
+        "during",
+        "without",
+        "within",
+        "across",
+        "through",
+        "like",
+        "nor",
+        "yet",
+        "so",
+        "but",
+        "still",
+        "never",
+        "always",
+        "often",
+        "usually",
+        "rarely",
+    ]
 )
 # verbs that often take a bare noun ("cap concurrency", "make decoding greedy"); other verbs are
 # told by their endings (-s, -ing, -ed)
 _EN_VERBS = frozenset(
-    """make cap use run set get put take keep need let add cut hit see reduce increase improve enable
-    disable measure track serve turn try cause avoid skip share split move load store send hold""".split()
+    [
+        "make",
+        "cap",
+        "use",
+        "run",
+        "set",
+        "get",
+        "put",
+        "take",
+        "keep",
+        "need",
+        "let",
+        "add",
+        "cut",
+        "hit",
+        "see",
+        "reduce",
+        "increase",
+        "improve",
+        "enable",
+        "disable",
+        "measure",
+        "track",
+        "serve",
+        "turn",
+        "try",
+        "cause",
+        "avoid",
+        "skip",
+        "share",
+        "split",
+        "move",
+        "load",
+        "store",
+        "send",
+        "hold",
+    ]
 )
 # a word after these is a verb ("to compute", "we batch the requests"), not the glossary's noun
 _VERB_MARKERS = frozenset(
-    "to can could will would should may might must shall cannot we they you i don't doesn't didn't won't".split()
+    [
+        "to",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "cannot",
+        "we",
+        "they",
+        "you",
+        "i",
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+    ]
 )
 # fixed expressions in which the word keeps its everyday sense
-_IDIOMS = frozenset({("for", "instance"), ("pay", "attention"), ("paid", "attention"), ("paying", "attention")})
+_IDIOMS = frozenset(
+    {("for", "instance"), ("pay", "attention"), ("paid", "attention"), ("paying", "attention")}
+)
 _NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl", "vn"})
 _ZH_DETERMINER_START = tuple("每一这那各整多几单某该本此其两三四五六七八九十百千万首末前后上下")
 
@@ -176,7 +389,12 @@ def foreign_compound(
 
 
 def _is_cjk(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff" or "\U00020000" <= ch <= "\U0002fa1f"
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0002fa1f"
+    )
 
 
 def _content_word(low: str, noun: bool = False) -> bool:

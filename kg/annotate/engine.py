@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kg.annotate import context as ctxmod
-from kg.annotate.context import MASK
 from kg.annotate.card import DefinitionRef, definition_of, term_url
+from kg.annotate.context import MASK
 from kg.annotate.markup import Layout, layout
 from kg.annotate.normalize import fold_with_map
 from kg.annotate.options import AnnotateOptions
-from kg.annotate.segment import clear_caches, cuts
+from kg.annotate.segment import cuts
 from kg.annotate.vocabulary import CASE_ANY, CASE_CAPITAL, CASE_UPPER, NameEntry, Pattern, Vocabulary
 from kg.model import Term
 from kg.search.tokenize import CJK_CLASS
@@ -205,7 +205,12 @@ class Annotator:
 
     def _allowed_ids(self, options: AnnotateOptions) -> frozenset[str] | None:
         """The term ids the options allow (None: every one)."""
-        if not (options.include_ids or options.exclude_ids or options.include_categories or options.exclude_categories):
+        if not (
+            options.include_ids
+            or options.exclude_ids
+            or options.include_categories
+            or options.exclude_categories
+        ):
             return None
         probe = {e.term_id: e for e in self.vocabulary.entries}
         return frozenset(tid for tid, e in probe.items() if self._allowed(e, options))
@@ -220,7 +225,9 @@ class Annotator:
             end = last + 1
             start = end - len(pattern.key)
             for entry in pattern.entries:
-                if (entry.mentioned and not mentioned) or (allowed is not None and entry.term_id not in allowed):
+                if (entry.mentioned and not mentioned) or (
+                    allowed is not None and entry.term_id not in allowed
+                ):
                     continue
                 stop = end
                 plural = pattern.plural
@@ -232,7 +239,9 @@ class Annotator:
                         stop, plural = end + suffix, suffix > 0
                     if stop < n and (_word_char(folded[stop]) or _dotted(folded, stop)):
                         continue
-                if entry.case != CASE_ANY and not self._case_ok(original, to_orig(start), to_orig(end), entry):
+                if entry.case != CASE_ANY and not self._case_ok(
+                    original, to_orig(start), to_orig(end), entry
+                ):
                     continue
                 if _cjk(folded[start]) and not self._jieba_boundary(folded, start):
                     continue
@@ -296,7 +305,9 @@ class Annotator:
                     continue
                 window = [span]
                 if ctxmod.reads_neighbours(h.entry):  # the sentences either side too
-                    window += [bounds.span(p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)]
+                    window += [
+                        bounds.span(p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)
+                    ]
                 others = {t: w for sp in dict.fromkeys(window) for t, w in named.get(sp, {}).items()}
                 others.pop(h.entry.term_id, None)
                 near = self.vocabulary.related(h.entry.term_id)
@@ -336,7 +347,12 @@ def _aligned(original: str, folded: str, to_orig: Any) -> str:
 
 def _cjk(ch: str) -> bool:
     """:func:`kg.textnorm.is_cjk_char`, inlined for the hot loops."""
-    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff" or "\U00020000" <= ch <= "\U0002fa1f"
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0002fa1f"
+    )
 
 
 def _word_char(ch: str) -> bool:
@@ -345,7 +361,12 @@ def _word_char(ch: str) -> bool:
 
 def _dotted(folded: str, pos: int) -> bool:
     """A dot joining the name to more letters: an identifier or a file name (``Node.js``)."""
-    return folded[pos] == "." and pos + 1 < len(folded) and folded[pos + 1].isalpha() and folded[pos + 1].isascii()
+    return (
+        folded[pos] == "."
+        and pos + 1 < len(folded)
+        and folded[pos + 1].isalpha()
+        and folded[pos + 1].isascii()
+    )
 
 
 def _suffix(folded: str, end: int, name: str) -> int:

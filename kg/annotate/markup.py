@@ -208,7 +208,9 @@ def _markdown_layout(text: str) -> Layout:
         if fence:
             mark = fence.group(1)
             j = i + 1
-            while j < n and not re.match(rf" {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$", lines[j].rstrip("\r\n")):
+            while j < n and not re.match(
+                rf" {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$", lines[j].rstrip("\r\n")
+            ):
                 j += 1
             stop = starts[min(j + 1, n)]
             out.masked.append((starts[i], stop))

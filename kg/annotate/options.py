@@ -62,5 +62,7 @@ def check_url_template(template: str) -> str:
     try:
         template.format(base="", id="x")
     except (KeyError, IndexError, ValueError) as exc:
-        raise ValueError(f"url_template may hold only {{base}} and {{id}} (and {{{{ }}}} for braces): {exc}") from None
+        raise ValueError(
+            f"url_template may hold only {{base}} and {{id}} (and {{{{ }}}} for braces): {exc}"
+        ) from None
     return template

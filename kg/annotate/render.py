@@ -91,7 +91,9 @@ def render_card_html(card: TermCard) -> str:
         d = card.definition
         out.append(f'<p class="gkg-card-definition" lang="{_attr(d.lang)}">{escape(d.text)}</p>')
         title = f" {d.source_title}" if d.source_title else ""
-        out.append(f'<p class="gkg-card-source">{_SOURCE_WORD.get(lang, "Source")}: {escape(d.source + title)}</p>')
+        out.append(
+            f'<p class="gkg-card-source">{_SOURCE_WORD.get(lang, "Source")}: {escape(d.source + title)}</p>'
+        )
     if card.confused_with:
         items = "".join(
             f'<li><a href="{_attr(c.url)}" data-term="{_attr(c.id)}">{escape(c.label)}</a>'

@@ -104,7 +104,9 @@ def name_variants(folded: str) -> set[str]:
         if "-" in folded:
             out.add(folded.replace("-", " "))
             if re.fullmatch(r"[a-z]+(?:-[a-z]+)+", folded):
-                out.add(folded.replace("-", ""))  # "warm-up" → "warmup" (never spaces: TensorCore ≠ Tensor Core)
+                out.add(
+                    folded.replace("-", "")
+                )  # "warm-up" → "warmup" (never spaces: TensorCore ≠ Tensor Core)
     for v in list(out):
         if "'" in v:
             out.add(v.replace("'", "’"))
@@ -120,7 +122,12 @@ def _cjk_space_variants(folded: str) -> set[str]:
     compact: list[str] = []
     # drop the spaces that touch a Chinese character first
     for i, ch in enumerate(folded):
-        if ch == " " and compact and i + 1 < len(folded) and (is_cjk_char(compact[-1]) or is_cjk_char(folded[i + 1])):
+        if (
+            ch == " "
+            and compact
+            and i + 1 < len(folded)
+            and (is_cjk_char(compact[-1]) or is_cjk_char(folded[i + 1]))
+        ):
             continue
         compact.append(ch)
     for j, ch in enumerate(compact):
@@ -203,7 +210,11 @@ class Vocabulary:
 
 
 def _names_of(term: Term) -> list[tuple[str, list[str]]]:
-    return [("label", list(term.labels.values())), ("abbreviation", term.abbreviations), ("alias", term.aliases)]
+    return [
+        ("label", list(term.labels.values())),
+        ("abbreviation", term.abbreviations),
+        ("alias", term.aliases),
+    ]
 
 
 def _lower_words(terms: Iterable[Term], names: list[tuple[str, str, str]]) -> Counter[str]:
@@ -269,7 +280,9 @@ def _rivals(
     return out
 
 
-def _signatures(glossary: Glossary, tokenizer: Tokenizer) -> tuple[dict[str, float], dict[str, frozenset[str]]]:
+def _signatures(
+    glossary: Glossary, tokenizer: Tokenizer
+) -> tuple[dict[str, float], dict[str, frozenset[str]]]:
     """Each term's context signature (tokens of its definitions and of its neighbours' names) and
     the inverse document frequency of every signature token."""
     raw: dict[str, set[str]] = {}
@@ -283,6 +296,6 @@ def _signatures(glossary: Glossary, tokenizer: Tokenizer) -> tuple[dict[str, flo
         own = {tok for n in t.all_names() for tok in tokenizer.tokenize(n)}
         raw[t.id] = {w for w in words - own if w not in STOPWORDS and len(w) > 1 and not w.isdigit()}
     df: Counter[str] = Counter(w for ws in raw.values() for w in ws)
-    n = max(1, len(raw))
-    idf = {w: math.log(n / c) for w, c in df.items()}
+    total = max(1, len(raw))
+    idf = {w: math.log(total / c) for w, c in df.items()}
     return idf, {tid: frozenset(ws) for tid, ws in raw.items()}

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from kg.annotate import AnnotateOptions, Annotator
-from kg.annotate import engine as engine_module
+from kg.annotate.segment import clear_caches
 from kg.store import Glossary
 
 TARGET_S_PER_MB = 1.0
@@ -58,7 +58,9 @@ def synthetic_page(glossary: Glossary, size: int, seed: int = 0) -> str:
     return "\n".join(out)
 
 
-def run_benchmark(glossary: Glossary, *, runs: int = 7, size: int = 1_000_000, command: str = "") -> dict[str, Any]:
+def run_benchmark(
+    glossary: Glossary, *, runs: int = 7, size: int = 1_000_000, command: str = ""
+) -> dict[str, Any]:
     """Build the annotator (timed), then annotate the page *runs* times; the figures as a dict."""
     t0 = time.perf_counter()
     annotator = Annotator(glossary)
@@ -72,7 +74,7 @@ def run_benchmark(glossary: Glossary, *, runs: int = 7, size: int = 1_000_000, c
     mentions = 0
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     for _ in range(runs):
-        engine_module.clear_caches()
+        clear_caches()
         t, c = time.perf_counter(), time.process_time()
         result = annotator.annotate(page, options)
         times.append(time.perf_counter() - t)

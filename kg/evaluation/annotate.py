@@ -111,7 +111,9 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def score_paragraph(annotator: Annotator, p: Paragraph, options: AnnotateOptions | None = None) -> dict[str, Any]:
+def score_paragraph(
+    annotator: Annotator, p: Paragraph, options: AnnotateOptions | None = None
+) -> dict[str, Any]:
     """Right, wrong and missed mentions and trap hits of one paragraph (every occurrence annotated)."""
     opts = options or AnnotateOptions()
     opts = AnnotateOptions(**{**opts.__dict__, "format": p.format, "occurrences": "all"})
@@ -170,7 +172,11 @@ def evaluate(annotator: Annotator, paragraphs: Iterable[Paragraph]) -> dict[str,
             "precision": _ratio(c["right"], c["predicted"]),
             "recall": _ratio(c["right"], c["gold"]),
         }
-    order = ["all"] + sorted(k for k in rows if k.startswith("lang=")) + sorted(k for k in rows if k.startswith("format="))
+    order = [
+        "all",
+        *sorted(k for k in rows if k.startswith("lang=")),
+        *sorted(k for k in rows if k.startswith("format=")),
+    ]
     return {
         "paragraphs": n,
         "groups": {k: rows[k] for k in order if k in rows},
@@ -224,7 +230,8 @@ def render_markdown(reports: dict[str, dict[str, Any]], command: str, target_spl
     lines.append("|---|" + "---:|" * len(reports))
     for k in kinds:
         cells = [
-            f"{r['traps'].get(k, {}).get('hit', 0)}/{r['traps'].get(k, {}).get('traps', 0)}" for r in reports.values()
+            f"{r['traps'].get(k, {}).get('hit', 0)}/{r['traps'].get(k, {}).get('traps', 0)}"
+            for r in reports.values()
         ]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     for split, r in reports.items():

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kg.annotate import AnnotateOptions, Annotator, page_lang
-from kg.annotate.context import choose_term, SentenceContext
+from kg.annotate.context import SentenceContext, choose_term
 from kg.annotate.normalize import fold_with_map
 from kg.store import Glossary
 from tests.annotate.annotate_helpers import found, ids
@@ -18,7 +18,11 @@ from tests.annotate.annotate_helpers import found, ids
 def test_spans_are_offsets_into_the_original_page(ann: Any) -> None:
     text = "ß… ＫＶ　Ｃａｃｈｅ and 連續批處理, then TTFT."
     result = ann(text)
-    assert found(result) == [("ＫＶ　Ｃａｃｈｅ", "kv-cache"), ("連續批處理", "continuous-batching"), ("TTFT", "time-to-first-token")]
+    assert found(result) == [
+        ("ＫＶ　Ｃａｃｈｅ", "kv-cache"),
+        ("連續批處理", "continuous-batching"),
+        ("TTFT", "time-to-first-token"),
+    ]
     for m in result.mentions:
         assert text[m.start : m.end] == m.text
 
@@ -121,7 +125,10 @@ def test_context_decides_between_rivals(annotator: Annotator, glossary: Glossary
     assert entry.rivals == ("triton-inference-server",)
     server = glossary.terms["triton-inference-server"]
     words = frozenset(annotator.vocabulary.tokenizer.tokenize(" ".join(d.text for d in server.definitions)))
-    assert choose_term(annotator.vocabulary, entry, SentenceContext(words)) == ("triton-inference-server", False)
+    assert choose_term(annotator.vocabulary, entry, SentenceContext(words)) == (
+        "triton-inference-server",
+        False,
+    )
     own = glossary.terms["triton"]
     words = frozenset(annotator.vocabulary.tokenizer.tokenize(" ".join(d.text for d in own.definitions)))
     assert choose_term(annotator.vocabulary, entry, SentenceContext(words))[0] == "triton"
@@ -162,13 +169,17 @@ ttft = kv_cache.TTFT
 def test_markdown_skips_code_links_urls_headings_and_html(ann: Any) -> None:
     result = ann(MARKDOWN, format="markdown")
     got = found(result)
-    assert got == [("HBM", "high-bandwidth-memory"), ("TPOT", "time-per-output-token"), ("KV cache", "kv-cache")]
+    assert got == [
+        ("HBM", "high-bandwidth-memory"),
+        ("TPOT", "time-per-output-token"),
+        ("KV cache", "kv-cache"),
+    ]
     assert MARKDOWN[result.mentions[1].start - 6 : result.mentions[1].end] == "prose TPOT"
 
 
 def test_headings_are_annotated_when_asked(ann: Any) -> None:
     got = found(ann(MARKDOWN, format="markdown", skip_headings=False))
-    assert ("KV cache", "kv-cache") == got[0]
+    assert got[0] == ("KV cache", "kv-cache")
     assert ("TTFT", "time-to-first-token") in got and ("TPOT", "time-per-output-token") in got
 
 
@@ -182,7 +193,9 @@ HTML = """<!DOCTYPE html><html><head><title>TTFT</title><style>.ttft{color:red}<
 </body></html>"""
 
 
-def test_html_skips_tags_attributes_script_style_comments_links_and_code(ann: Any, glossary: Glossary) -> None:
+def test_html_skips_tags_attributes_script_style_comments_links_and_code(
+    ann: Any, glossary: Glossary
+) -> None:
     itl = glossary.lookup("ITL")[0].term.id
     got = found(ann(HTML, format="html"))
     assert got == [("TTFT", "time-to-first-token"), ("ITL", itl), ("HBM", "high-bandwidth-memory")]
@@ -199,10 +212,24 @@ PAGE = "## One\n\nTTFT and TTFT, then KV cache.\n\n## Two\n\nTTFT again and the 
 
 
 def test_occurrences_all_first_and_first_per_section(ann: Any) -> None:
-    assert [m.text for m in ann(PAGE, format="markdown").mentions] == ["TTFT", "TTFT", "KV cache", "TTFT", "KV cache"]
-    assert [m.text for m in ann(PAGE, format="markdown", occurrences="first").mentions] == ["TTFT", "KV cache"]
+    assert [m.text for m in ann(PAGE, format="markdown").mentions] == [
+        "TTFT",
+        "TTFT",
+        "KV cache",
+        "TTFT",
+        "KV cache",
+    ]
+    assert [m.text for m in ann(PAGE, format="markdown", occurrences="first").mentions] == [
+        "TTFT",
+        "KV cache",
+    ]
     per_section = ann(PAGE, format="markdown", occurrences="first-per-section").mentions
-    assert [(m.text, m.section) for m in per_section] == [("TTFT", 0), ("KV cache", 0), ("TTFT", 1), ("KV cache", 1)]
+    assert [(m.text, m.section) for m in per_section] == [
+        ("TTFT", 0),
+        ("KV cache", 0),
+        ("TTFT", 1),
+        ("KV cache", 1),
+    ]
 
 
 def test_include_and_exclude_categories_and_ids(ann: Any) -> None:
@@ -229,7 +256,9 @@ def test_label_definition_source_and_url(ann: Any) -> None:
     assert zh.label == "首 token 时间" and zh.labels["en"] == "Time To First Token"
     assert zh.definition is not None and zh.definition.source == "002" and zh.definition.text.endswith("。")
     assert zh.definition.source_title
-    en = ann("TTFT is high.", base_url="https://docs.example.com/", url_template="{base}/g/{id}.html").mentions[0]
+    en = ann(
+        "TTFT is high.", base_url="https://docs.example.com/", url_template="{base}/g/{id}.html"
+    ).mentions[0]
     assert en.label == "Time To First Token"
     assert en.url == "https://docs.example.com/g/time-to-first-token.html"
 
@@ -240,7 +269,16 @@ def test_page_language() -> None:
     assert page_lang("") == "en"
 
 
-@pytest.mark.parametrize("bad", [{"format": "pdf"}, {"occurrences": "some"}, {"lang": "fr"}, {"url_template": "/x"}, {"url_template": "{id}{oops}"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"format": "pdf"},
+        {"occurrences": "some"},
+        {"lang": "fr"},
+        {"url_template": "/x"},
+        {"url_template": "{id}{oops}"},
+    ],
+)
 def test_bad_options_are_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         AnnotateOptions(**bad)

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.annotate import Annotator
-from kg.benchreport import render_annotate
 from kg.bench.annotate_bench import run_benchmark, synthetic_page
+from kg.benchreport import render_annotate
 from kg.cli import app
 from kg.evaluation.annotate import evaluate, failures, load_paragraphs, render_markdown
 from kg.store import Glossary
@@ -90,7 +90,9 @@ def labelled(tmp_path: Path) -> Path:
     return path
 
 
-def test_scores_precision_recall_traps_and_unresolved(labelled: Path, glossary: Glossary, annotator: Annotator) -> None:
+def test_scores_precision_recall_traps_and_unresolved(
+    labelled: Path, glossary: Glossary, annotator: Annotator
+) -> None:
     paragraphs = load_paragraphs(labelled, glossary)
     report = evaluate(annotator, paragraphs)
     row = report["groups"]["all"]
@@ -105,14 +107,16 @@ def test_scores_precision_recall_traps_and_unresolved(labelled: Path, glossary: 
     assert "| dev | all | 2 | 3 | 4 | 3 | 0.750 | 1.000 |" in md and "Frobnicator (1)" in md
 
 
-def test_a_label_that_does_not_fit_its_text_is_reported(tmp_path: Path, glossary: Glossary, annotator: Annotator) -> None:
+def test_a_label_that_does_not_fit_its_text_is_reported(
+    tmp_path: Path, glossary: Glossary, annotator: Annotator
+) -> None:
     bad = dict(LABELLED[1], mentions=[{"surface": "TTFT", "nth": 3, "names": ["TTFT"]}], traps=[])
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(bad, ensure_ascii=False) + "\n", encoding="utf-8")
     report = evaluate(annotator, load_paragraphs(path, glossary))
     assert report["problems"] == ["x2: mention 'TTFT'#3 not in the text"]
     path.write_text('{"id": "x"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="bad.jsonl:1"):
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1"):
         load_paragraphs(path, glossary)
 
 

@@ -74,7 +74,9 @@ def test_rewritten_html_keeps_the_page_markup(annotator: Annotator) -> None:
         stripped = out
         for m in annotation.mentions:
             stripped = stripped.replace(_open(annotator, m, markup), "", 1)
-        assert stripped.replace("</a>", "").replace("</abbr>", "") == PAGE.replace("</a>", "").replace("</abbr>", "")
+        assert stripped.replace("</a>", "").replace("</abbr>", "") == PAGE.replace("</a>", "").replace(
+            "</abbr>", ""
+        )
 
 
 def _open(annotator: Annotator, m: Any, markup: str) -> str:
@@ -84,9 +86,14 @@ def _open(annotator: Annotator, m: Any, markup: str) -> str:
 
 
 def test_links_carry_the_term_and_its_url(annotator: Annotator) -> None:
-    annotation = annotator.annotate("TTFT", AnnotateOptions(base_url="https://d.example/", url_template="{base}/t/{id}"))
+    annotation = annotator.annotate(
+        "TTFT", AnnotateOptions(base_url="https://d.example/", url_template="{base}/t/{id}")
+    )
     out = rewrite(annotation)
-    assert out == '<a class="gkg-term" href="https://d.example/t/time-to-first-token" data-term="time-to-first-token" data-lang="zh">TTFT</a>'
+    assert (
+        out
+        == '<a class="gkg-term" href="https://d.example/t/time-to-first-token" data-term="time-to-first-token" data-lang="zh">TTFT</a>'
+    )
     abbr = _parse(rewrite(annotation, "abbr")).inserted[0]
     assert abbr["data-term"] == "time-to-first-token"
     assert abbr["title"] and abbr["title"].startswith("Time To First Token: ")
@@ -102,7 +109,10 @@ def test_a_text_page_comes_back_as_escaped_html(annotator: Annotator) -> None:
 def test_a_markdown_page_stays_markdown(annotator: Annotator) -> None:
     page = "# TTFT\n\nThe `TTFT` of the KV cache & [TPOT](x).\n"
     out = rewrite(annotator.annotate(page, AnnotateOptions(format="markdown")))
-    assert out == page.replace("KV cache", '<a class="gkg-term" href="/terms/kv-cache" data-term="kv-cache" data-lang="zh">KV cache</a>')
+    assert out == page.replace(
+        "KV cache",
+        '<a class="gkg-term" href="/terms/kv-cache" data-term="kv-cache" data-lang="zh">KV cache</a>',
+    )
 
 
 def _hostile_glossary(graph_doc: dict[str, Any]) -> Glossary:
@@ -111,7 +121,14 @@ def _hostile_glossary(graph_doc: dict[str, Any]) -> Glossary:
     node = next(n for n in doc["nodes"] if n["id"] == "time-to-first-token")
     node["labels"] = {"en": '<img src=x onerror="alert(1)">TTFT', "zh": "首 token 时间"}
     node["definitions"] = [
-        {"lang": "en", "text": 'Time "to" <b>first</b> token & more.', "source": "002", "section": None, "line": 1, "note": None}
+        {
+            "lang": "en",
+            "text": 'Time "to" <b>first</b> token & more.',
+            "source": "002",
+            "section": None,
+            "line": 1,
+            "note": None,
+        }
     ]
     return Glossary(doc)
 
@@ -126,7 +143,10 @@ def test_every_inserted_text_is_escaped(graph_doc: dict[str, Any]) -> None:
         assert [e[0] for e in parsed.events] == ["data"]  # no element but the inserted one
         attrs = parsed.inserted[0]
         if markup == "abbr":
-            assert attrs["title"] == '<img src=x onerror="alert(1)">TTFT: Time "to" <b>first</b> token & more. [002]'
+            assert (
+                attrs["title"]
+                == '<img src=x onerror="alert(1)">TTFT: Time "to" <b>first</b> token & more. [002]'
+            )
         else:
             assert attrs["href"] == '"><script>x</script>/terms/time-to-first-token'
 

@@ -35,8 +35,10 @@ def test_annotate_html_output_keeps_the_page(client: TestClient) -> None:
     body = resp.json()
     assert [m["text"] for m in body["mentions"]] == ["vLLM's", "KV caches", "TTFT"]
     html = body["html"]
-    assert html.startswith('<h2>TTFT</h2><p title="TPOT"><a class="gkg-term" href="https://d.example/terms/vllm"')
-    assert '<code>TTFT</code>' in html and "&amp;" in html
+    assert html.startswith(
+        '<h2>TTFT</h2><p title="TPOT"><a class="gkg-term" href="https://d.example/terms/vllm"'
+    )
+    assert "<code>TTFT</code>" in html and "&amp;" in html
     tags: list[str] = []
 
     class Tags(HTMLParser):
@@ -91,9 +93,21 @@ def test_annotate_bad_requests_get_422(client: TestClient, assert_error: Any, bo
 
 
 def test_annotate_bad_json_and_methods(client: TestClient, assert_error: Any) -> None:
-    assert_error(client.post("/v1/annotate", content=b"{not json", headers={"content-type": "application/json"}), 422, "invalid_request")
-    assert_error(client.post("/v1/annotate", content=b"\xff\xfe", headers={"content-type": "application/json"}), 422, "invalid_request")
-    assert_error(client.post("/v1/annotate", content=b'{"text": NaN}', headers={"content-type": "application/json"}), 422, "invalid_request")
+    assert_error(
+        client.post("/v1/annotate", content=b"{not json", headers={"content-type": "application/json"}),
+        422,
+        "invalid_request",
+    )
+    assert_error(
+        client.post("/v1/annotate", content=b"\xff\xfe", headers={"content-type": "application/json"}),
+        422,
+        "invalid_request",
+    )
+    assert_error(
+        client.post("/v1/annotate", content=b'{"text": NaN}', headers={"content-type": "application/json"}),
+        422,
+        "invalid_request",
+    )
     assert_error(client.get("/v1/annotate"), 405, "method_not_allowed")
 
 
@@ -137,15 +151,25 @@ def test_card_json_is_bilingual_with_the_confusables(client: TestClient) -> None
     assert "time-per-output-token" in {c["id"] for c in card["confused_with"]}
     en = client.get("/v1/terms/time-to-first-token/card").json()
     assert en["lang"] == "en" and en["label"] == "Time To First Token"
-    again = client.get("/v1/terms/time-to-first-token/card", headers={"if-none-match": resp.headers["etag"]}, params={"lang": "zh"})
+    again = client.get(
+        "/v1/terms/time-to-first-token/card",
+        headers={"if-none-match": resp.headers["etag"]},
+        params={"lang": "zh"},
+    )
     assert again.status_code == 304
 
 
 def test_card_html_fragment(client: TestClient) -> None:
-    resp = client.get("/v1/terms/time-to-first-token/card", params={"lang": "zh", "format": "html", "base_url": "https://d.example"})
+    resp = client.get(
+        "/v1/terms/time-to-first-token/card",
+        params={"lang": "zh", "format": "html", "base_url": "https://d.example"},
+    )
     assert resp.status_code == 200 and resp.headers["content-type"] == "text/html; charset=utf-8"
     assert resp.text.startswith('<div class="gkg-card" lang="zh" data-term="time-to-first-token">')
-    assert "易混淆 / often confused with" in resp.text and 'href="https://d.example/terms/time-per-output-token"' in resp.text
+    assert (
+        "易混淆 / often confused with" in resp.text
+        and 'href="https://d.example/terms/time-per-output-token"' in resp.text
+    )
 
 
 def test_card_errors(client: TestClient, assert_error: Any) -> None:
