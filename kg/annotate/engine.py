@@ -289,11 +289,10 @@ class Annotator:
         original_view = original if len(original) == len(folded) else _aligned(original, folded, to_orig)
         bounds = ctxmod.SentenceBounds(original_view)
         spans = [bounds.span(h.start, h.end) for h in hits]
-        # per sentence: the terms named in it, everyday or not (one pass: pages hold thousands)
-        named: dict[tuple[int, int], dict[str, bool]] = {}
+        # per sentence: the terms named in it (one pass: pages hold thousands)
+        named: dict[tuple[int, int], set[str]] = {}
         for h, span in zip(hits, spans, strict=True):
-            terms = named.setdefault(span, {})
-            terms[h.entry.term_id] = terms.get(h.entry.term_id, True) and h.entry.weak
+            named.setdefault(span, set()).add(h.entry.term_id)
         kept: list[_Hit] = []
         for h, span in zip(hits, spans, strict=True):
             if h.entry.rivals:
@@ -303,17 +302,9 @@ class Annotator:
                     self.vocabulary, h.entry, folded, original_view, h.start, span[0], self._segmenter
                 ):
                     continue
-                window = [span]
-                if ctxmod.reads_neighbours(h.entry):  # the sentences either side too
-                    window += [
-                        bounds.span(p, p) for p in (span[0] - 2, span[1] + 1) if 0 <= p < len(original_view)
-                    ]
-                others = {t: w for sp in dict.fromkeys(window) for t, w in named.get(sp, {}).items()}
-                others.pop(h.entry.term_id, None)
                 near = self.vocabulary.related(h.entry.term_id)
-                strong = sum(1 for t in others if t in near)
-                weak = 0
-                if not (strong or weak) and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
+                related = any(t in near for t in named.get(span, {}) if t != h.entry.term_id)
+                if not related and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
                     continue
             kept.append(h)
         return kept
