@@ -43,14 +43,14 @@ class BodySizeLimitMiddleware:
 
     def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None) -> None:
         self.app = app
-        self.default_max = max_body_bytes
+        self.max_body_bytes = max_body_bytes
         self.path_limits = dict(path_limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.path_limits.get(scope.get("path", ""), self.default_max)
+        limit = self.path_limits.get(scope.get("path", ""), self.max_body_bytes)
         await self._limited(scope, receive, send, limit)
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send, max_body_bytes: int) -> None:
