@@ -564,6 +564,94 @@ def eval_contrasts(
         replace_section(out, "contrasts", md, title="Evaluation")
 
 
+AnnotateSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of labelled paragraphs (JSON lines), repeatable; default: the dev and test splits.",
+)
+DEFAULT_ANNOTATE_SPLITS = ("dev=tests/data/annotate_dev.jsonl", "test=tests/data/annotate_test.jsonl")
+ErrorsOpt = typer.Option(
+    None, "--errors", help="Also list the wrong and missed mentions of this split (refused for test)."
+)
+
+
+@app.command("eval-annotate")
+def eval_annotate(
+    artifact: Path = ArtifactOpt,
+    split: list[str] | None = AnnotateSplitOpt,
+    out: Path | None = EvalOutOpt,
+    errors: str | None = ErrorsOpt,
+) -> None:
+    """Precision and recall of term annotation on labelled doc paragraphs, per split, language and format."""
+    from kg.annotate import Annotator
+    from kg.evaluation.annotate import evaluate, failures, load_paragraphs, render_markdown, targets_met
+    from kg.store import Glossary
+
+    if errors == "test":
+        err.print("[red]--errors test:[/red] the test split is looked at only through its aggregate figures")
+        raise typer.Exit(2)
+    g = Glossary.load(artifact)
+    annotator = Annotator(g)
+    reports, data = {}, {}
+    for item in split or DEFAULT_ANNOTATE_SPLITS:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
+        data[name] = load_paragraphs(Path(path), g)
+        reports[name] = evaluate(annotator, data[name])
+    command = "glossary eval-annotate" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = render_markdown(reports, command=command)
+    print(md)
+    if errors:
+        if errors not in data:
+            raise typer.BadParameter(f"--errors: no split named {errors!r}")
+        for line in failures(annotator, data[errors]):
+            print(line)
+    target = "test" if "test" in reports else next(iter(reports))
+    console.print(f"targets met on {target}: {'yes' if targets_met(reports[target]) else 'no'}")
+    if out:
+        from kg.docsections import replace_section
+
+        replace_section(out, "annotate", md, title="Evaluation")
+
+
+AnnotateRunsOpt = typer.Option(7, "--runs", min=1, help="Timed runs (the median is reported).")
+AnnotateSizeOpt = typer.Option(
+    1_000_000, "--bytes", min=1000, help="Size of the Markdown page in bytes (UTF-8)."
+)
+AnnotateBenchOutOpt = typer.Option(
+    Path("docs/bench/annotate.json"),
+    "--out",
+    help="JSON output; its section of docs/BENCHMARKS.md is rewritten.",
+)
+
+
+@app.command("bench-annotate")
+def bench_annotate(
+    artifact: Path = ArtifactOpt,
+    runs: int = AnnotateRunsOpt,
+    size: int = AnnotateSizeOpt,
+    out: Path | None = AnnotateBenchOutOpt,
+) -> None:
+    """Time the annotation of one large Markdown page (target: 1 MB in at most 1 s, median of the runs)."""
+    from kg.bench.annotate_bench import run_benchmark
+    from kg.benchreport import render_annotate
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    command = f"glossary bench-annotate --runs {runs}" + (f" --bytes {size}" if size != 1_000_000 else "")
+    command += f" --out {out}" if out else ""
+    res = run_benchmark(g, runs=runs, size=size, command=command)
+    print(json.dumps(res, indent=1, ensure_ascii=False))
+    if out:
+        from kg.docsections import replace_section
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        replace_section(Path("docs/BENCHMARKS.md"), "annotate", render_annotate(res), title="Benchmarks")
+
+
 @app.command("bench-report")
 def bench_report(bench_dir: Path = typer.Option(Path("docs/bench"), "--dir")) -> None:  # noqa: B008
     """Render docs/bench/*.json (written by the bench commands) into docs/BENCHMARKS.md."""
