@@ -175,10 +175,11 @@ def glossary_markdown(
         {d.source for t in terms for d in t.definitions if d.source} & set(glossary.sources)
     )
 
+    n_cats = sum(1 for c in order if c)
     lines = [f"# {_md(title)}", ""] if heading else []
     lines += [
-        f'<p class="gkg-intro">{len(terms)} terms in {len(order)} categories, from {len(used_sources)} '
-        f"source glossaries · 共 {len(terms)} 个术语，{len(order)} 个类别，{len(used_sources)} 份来源词表。</p>",
+        f'<p class="gkg-intro">{len(terms)} terms in {n_cats} categories, from {len(used_sources)} '
+        f"source glossaries · 共 {len(terms)} 个术语，{n_cats} 个类别，{len(used_sources)} 份来源词表。</p>",
         "",
     ]
     for cid in order:

@@ -99,5 +99,14 @@ def test_hover_and_focus_show_the_card(site: Path, tmp_path: Path) -> None:
         zh.click()
         page.wait_for_url("**/glossary/#gkg-expert-parallelism")
         assert page.locator("#gkg-expert-parallelism").is_visible()
+
+        # an entry with its confused-with callout, linking to the other entries
+        page.evaluate(
+            "() => { document.getElementById('gkg-time-to-first-token').scrollIntoView(); scrollBy(0, -60); }"
+        )
+        entry = page.locator("#gkg-time-to-first-token + dd")
+        callout = entry.locator(".gkg-confused")
+        assert callout.is_visible() and "易混淆" in callout.locator(".admonition-title").inner_text()
+        assert callout.locator('a[href$="#gkg-time-per-output-token"]').count() == 1
         page.screenshot(path=str(ARTIFACTS / "mkdocs-04-glossary.png"))
         assert page.problems == []

@@ -225,6 +225,7 @@ def test_own_glossary_page_default_theme_and_options(
     pages = {
         "index.md": "# Notes\n\nTTFT, then TTFT again; INT4 weights. TPOT.\n",
         "terms.md": "# Our terms\n\nIntro of our own.\n\n<!-- glossary-kg -->\n",
+        "drafts/wip.md": "# WIP\n\nTTFT.\n",
     }
     plugin = {
         "artifact": "graph.json",
@@ -232,6 +233,7 @@ def test_own_glossary_page_default_theme_and_options(
         "occurrences": "all",
         "exclude_ids": ["time-per-output-token"],
         "lang": "zh",
+        "exclude_pages": ["drafts/*"],
     }
     site = build(write_project(tmp_path, plugin, pages, theme="mkdocs", use_directory_urls=False))
     index = page(site, "index.html")
@@ -241,6 +243,7 @@ def test_own_glossary_page_default_theme_and_options(
         ("INT4", "terms.html#gkg-4-bit-quantization"),
     ]
     assert {t["data-gkg-lang"] for t in index.terms} == {"zh"}
+    assert page(site, "drafts/wip.html").terms == []
     terms = (site / "terms.html").read_text(encoding="utf-8")
     assert "Intro of our own." in terms and "<!-- glossary-kg -->" not in terms
     assert terms.count('class="gkg-entry"') == len(small_doc["nodes"])
