@@ -49,7 +49,7 @@ from mkdocs.utils import get_relative_url
 
 from kg.annotate import AnnotateOptions
 from kg.annotate.card import term_url
-from kg.annotate.options import OCCURRENCES
+from kg.annotate.options import OCCURRENCES, check_url_template
 from kg.docs_integrations.assets import asset_text
 from kg.docs_integrations.backend import ApiBackend, Backend, BackendError, LocalBackend
 from kg.docs_integrations.glossary_page import ANCHOR_PREFIX, DEFAULT_TITLE, glossary_markdown
@@ -104,8 +104,11 @@ class GlossaryKGPlugin(BasePlugin[GlossaryKGConfig]):
             raise PluginError(
                 "glossary-kg: with no `glossary_page`, set `url_template` (where terms link to)"
             )
-        if cfg.url_template and "{id}" not in cfg.url_template:
-            raise PluginError("glossary-kg: `url_template` must hold {id}")
+        if cfg.url_template:
+            try:
+                check_url_template(cfg.url_template)
+            except ValueError as exc:
+                raise PluginError(f"glossary-kg: `{exc}`") from None
         self._close()
         try:
             if cfg.artifact:

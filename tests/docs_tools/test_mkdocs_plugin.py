@@ -210,6 +210,10 @@ def test_api_down_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixt
         ({"artifact": "nowhere"}, "nowhere"),
         ({"artifact": "graph.json", "glossary_page": ""}, "set `url_template`"),
         ({"artifact": "graph.json", "url_template": "https://x.example/"}, "must hold {id}"),
+        (
+            {"artifact": "graph.json", "url_template": "https://x.example/{id}/{lang}"},
+            "may hold only {base} and {id}",
+        ),
     ],
 )
 def test_bad_configuration(
