@@ -28,16 +28,18 @@ from api.deps import check_query_length
 from api.errors import install_error_handlers
 from api.middleware import (
     BodySizeLimitMiddleware,
-    ErrorBodyCORSMiddleware,
     HeadAsGetMiddleware,
     JsonBodyGuardMiddleware,
+    PathCORSMiddleware,
     SecurityHeadersMiddleware,
     UnhandledErrorMiddleware,
 )
 from api.reload import ArtifactMiddleware, Loaded, Reloader, install_sighup, load_artifact, load_engine
 from api.routes import (
     admin,
+    annotate,
     ask,
+    cards,
     chat,
     compare,
     export,
@@ -50,6 +52,7 @@ from api.routes import (
     suggest,
     terms,
     web,
+    widget,
 )
 from api.settings import Settings
 from kg.build import pin_directory
@@ -138,9 +141,9 @@ def create_app(
     app.state.artifact = None  # set by the lifespan; swapped by a reload (api/reload.py)
 
     install_error_handlers(app)
-    for module in (health, terms, lookup, suggest, search, graph, compare, stats, export):
+    for module in (health, cards, terms, lookup, suggest, search, graph, compare, stats, export, annotate):
         app.include_router(module.router)
-    for module in (ask, chat, openai_compat, web):  # chatbot and web page
+    for module in (ask, chat, openai_compat, web, widget):  # chatbot, web page and widget
         app.include_router(module.router)
     if settings.admin_token is not None:  # no token, no admin endpoint (404)
         app.include_router(admin.router)
@@ -149,15 +152,19 @@ def create_app(
     # wraps them (and the 500s) so error responses carry its headers too; HEAD runs as GET outside
     # gzip (same headers); the security headers go on every response, CORS preflights included.
     app.add_middleware(JsonBodyGuardMiddleware)
-    app.add_middleware(BodySizeLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        path_limits={"/v1/annotate": settings.max_annotate_body_bytes},
+    )
     app.add_middleware(GZipMiddleware, minimum_size=1000)
     app.add_middleware(UnhandledErrorMiddleware)  # 500s that keep the connection open
     app.add_middleware(
-        ErrorBodyCORSMiddleware,
+        PathCORSMiddleware,
         allow_origins=settings.cors_origins,
-        allow_methods=["GET", "HEAD"],
+        post_paths=settings.cors_post_paths,
         allow_headers=["*"],
-        expose_headers=["ETag"],
+        expose_headers=["ETag", "X-Glossary-Version"],
     )
     app.add_middleware(HeadAsGetMiddleware)
     docs = {app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}

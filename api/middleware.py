@@ -5,7 +5,8 @@
 - :class:`JsonBodyGuardMiddleware`: 422 for JSON bodies with non-finite numbers or lone surrogates;
 - :class:`HeadAsGetMiddleware`: HEAD wherever GET works;
 - :class:`SecurityHeadersMiddleware`: nosniff, frame denial and a Content-Security-Policy on every response;
-- :class:`ErrorBodyCORSMiddleware`: CORS whose refused preflight is the error body, not plain text.
+- :class:`ErrorBodyCORSMiddleware`: CORS whose refused preflight is the error body, not plain text;
+- :class:`PathCORSMiddleware`: that CORS with POST allowed only on some paths (``/v1/annotate``).
 """
 
 from __future__ import annotations
@@ -38,24 +39,30 @@ async def send_json(send: Send, status: int, content: dict[str, Any]) -> None:
 
 
 class BodySizeLimitMiddleware:
-    """Answer 413 (error body shape) to requests whose body exceeds *max_body_bytes*."""
+    """Answer 413 (error body shape) to requests whose body exceeds *max_body_bytes* (or, for a
+    path in *path_limits*, that path's own limit: a whole page to annotate is larger than a query)."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.path_limits = dict(path_limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.path_limits.get(scope.get("path", ""), self.max_body_bytes)
+        await self._limited(scope, receive, send, limit)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send, max_body_bytes: int) -> None:
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.max_body_bytes:
-                    await self._reject(send, declared)
+                if declared > max_body_bytes:
+                    await self._reject(send, declared, max_body_bytes)
                     return
         received = 0
         started = False
@@ -65,7 +72,7 @@ class BodySizeLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
+                if received > max_body_bytes:
                     raise _BodyTooLarge
             return message
 
@@ -80,13 +87,13 @@ class BodySizeLimitMiddleware:
         except _BodyTooLarge:
             if started:
                 raise
-            await self._reject(send, received)
+            await self._reject(send, received, max_body_bytes)
 
-    async def _reject(self, send: Send, size: int) -> None:
+    async def _reject(self, send: Send, size: int, max_body_bytes: int) -> None:
         content = error_body(
             "payload_too_large",
-            f"request body exceeds {self.max_body_bytes} bytes",
-            {"max_body_bytes": self.max_body_bytes, "received_bytes": size},
+            f"request body exceeds {max_body_bytes} bytes",
+            {"max_body_bytes": max_body_bytes, "received_bytes": size},
         )
         await send_json(send, 413, content)
 
@@ -361,3 +368,36 @@ class ErrorBodyCORSMiddleware(CORSMiddleware):
             status_code=400,
             headers=headers,
         )
+
+
+class PathCORSMiddleware:
+    """CORS for browsers of other origins: GET and HEAD everywhere, POST only on *post_paths*.
+
+    The drop-in widget (``/widget.js``) annotates a page through ``POST /v1/annotate`` from the
+    page's origin; the other POST routes (search, chat, ask) cost more and stay same-origin unless
+    listed. Two :class:`ErrorBodyCORSMiddleware` (same origins and headers, different methods),
+    chosen by the request's path, so a refused preflight names the methods the path allows."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        allow_origins: list[str],
+        post_paths: list[str],
+        allow_headers: list[str],
+        expose_headers: list[str],
+    ) -> None:
+        self.app = app
+        self.post_paths = frozenset(post_paths)
+        common: dict[str, Any] = {
+            "allow_origins": allow_origins,
+            "allow_headers": allow_headers,
+            "expose_headers": expose_headers,
+        }
+        self.read_only = ErrorBodyCORSMiddleware(app, allow_methods=["GET", "HEAD"], **common)
+        self.with_post = ErrorBodyCORSMiddleware(app, allow_methods=["GET", "HEAD", "POST"], **common)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") in self.post_paths:
+            await self.with_post(scope, receive, send)
+        else:
+            await self.read_only(scope, receive, send)

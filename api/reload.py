@@ -288,6 +288,7 @@ class Reloader:
             assert new.path is not None
             pin_directory(new.path)
             self.app.state.artifact = new  # the swap
+            self.app.state.annotator = None  # built from the old glossary (api.deps): rebuilt on use
             self.generation = target.generation
             self.last_reload_at, self.last_error = time.time(), None
             log.warning(

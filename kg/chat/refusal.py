@@ -391,6 +391,7 @@ def fit_refusal_model(
     returns True the fit stops with :class:`FitCancelled` (``glossary build --watch`` does so
     when a source changes again).
     """
+    glossary = glossary.defined_view()  # the graph the chat pipeline reasons over (kg/chat/bot.py)
     key = _cache_key(glossary, engine) if examples is None else None
     if key is not None:
         cached = _cache_dir() / f"{key}.json"
