@@ -227,14 +227,20 @@ def render_reload(d: dict[str, Any]) -> str:
             f"{_fmt(w['p99_ms'], 2)} | {_fmt(w.get('p99_other_ms'), 2)} | {_fmt(w.get('p99_search_ms'), 2)} | "
             f"{_fmt(w['max_ms'], 2)} |"
         )
-    before = ", ".join(f"{v} MB" for v in d["worker_rss_mb_before"].values())
-    after = ", ".join(f"{v} MB" for v in d["worker_rss_mb_after"].values())
+    rss = d["worker_rss_mb"]
+
+    def mb(point: dict[str, Any]) -> str:
+        return " / ".join(f"{v:.0f}" for v in point.values() if v is not None) + " MB"
+
+    per_reload = "; ".join(mb(c["worker_rss_mb"]) for c in d["cycles"] if c.get("worker_rss_mb"))
     lines += [
         "",
         f"Swap (admin request until every worker serves the new version): "
         f"{', '.join(f'{x:.2f}' for x in d['swap_s'])} s; rebuild: {', '.join(f'{x:.2f}' for x in d['build_s'])} s. "
         f"Requests sent after a reload answered that the old version served: "
-        f"**{d['old_version_after_reload_answered']}**. Worker RSS before the reloads: {before}; after: {after}.",
+        f"**{d['old_version_after_reload_answered']}**. Worker RSS (one figure per worker): at start "
+        f"{mb(rss['started'])}, after the warm-up load {mb(rss['after_warm_up'])}, after each reload {per_reload}; "
+        f"at the end {mb(rss['after_run'])}.",
         "",
         "| target | limit | measured | status |",
         "|---|---:|---:|---|",

@@ -11,7 +11,7 @@ of its own (the user's caches are neither read nor filled):
    version;
 3. *cli_runs* times: edit, then a separate ``glossary build`` process (imports, model load and
    an exact refusal fit included);
-4. the **refusal agreement**: on the model's 1,784 training questions, the share of answer /
+4. the **refusal agreement**: on the model's training questions, the share of answer /
    refuse decisions on which the carried model (fitted before the last edit) and the refit one
    agree, with the features of the edited graph.
 

@@ -264,6 +264,7 @@ def run(
                 cycles: list[dict[str, Any]] = []
                 time.sleep(quiet_s)  # warm-up: not counted
                 warm_end = time.perf_counter()
+                rss_warm = worker_rss(server_pid) if server_pid else {}
                 for i in range(reloads):
                     time.sleep(quiet_s)
                     b0 = time.perf_counter()
@@ -287,6 +288,7 @@ def run(
                             "old": body["previous"],
                             "new": body["version"],
                             "encoded": built.get("encoded"),
+                            "worker_rss_mb": worker_rss(server_pid) if server_pid else {},
                         }
                     )
                     log(f"reload {i + 1}/{reloads}: build {b1 - b0:.2f} s, swap {s1 - s0:.2f} s")
@@ -295,14 +297,14 @@ def run(
                 rss_after = worker_rss(server_pid) if server_pid else {}
         finally:
             builder.close()
+    rss = {"started": rss_before, "after_warm_up": rss_warm, "after_run": rss_after}
     return _report(
         samples,
         cycles,
         warm_end,
         t0,
         startup,
-        rss_before,
-        rss_after,
+        rss,
         reloads,
         concurrency,
         workers,
@@ -354,8 +356,7 @@ def _report(
     warm_end: float,
     t0: float,
     startup: float,
-    rss_before: dict[str, float | None],
-    rss_after: dict[str, float | None],
+    rss: dict[str, dict[str, float | None]],
     reloads: int,
     concurrency: int,
     workers: int,
@@ -401,8 +402,7 @@ def _report(
         "build_s": [c["build_s"] for c in cycles],
         "old_version_after_reload_answered": stale,
         "cycles": [{k: v for k, v in c.items() if k not in ("build", "swap")} for c in cycles],
-        "worker_rss_mb_before": rss_before,
-        "worker_rss_mb_after": rss_after,
+        "worker_rss_mb": rss,
         "targets": [
             {
                 "target": "failed requests during the run",
