@@ -34,10 +34,12 @@ from kg.categories import infer_categories
 from kg.contrasts import settle_instead
 from kg.errors import ArtifactError, BuildLocked
 from kg.ids import id_alias_table, is_hash_id
+from kg.imports import IMPORTERS
+from kg.imports.resolve import file_topics, stated_edges
 from kg.merge import merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
-from kg.parsers import PARSERS
+from kg.parsers import PARSERS as SEED_PARSERS
 from kg.parsers.common import SourceError, strip_control
 from kg.parsers.jsonpos import line_of, value_lines
 from kg.relations import (
@@ -63,6 +65,11 @@ from kg.verify import (
 )
 
 ARTIFACT_FORMAT = 1
+#: Every ``parser`` a manifest may name: the four seed layouts and the standard formats.
+PARSERS = {**SEED_PARSERS, **IMPORTERS}
+#: ``relations`` of a source: ``rules`` reads relations from its text as well as those it states;
+#: ``stated`` keeps only those it states (an import of an export, whose edges are all there).
+RELATIONS = ("rules", "stated")
 #: Longest source line accepted, in characters. The longest real one is 001's squashed copy of
 #: its table (~37k); anything much longer is not glossary text (a minified page, a binary).
 MAX_LINE_CHARS = 65_536
@@ -85,6 +92,7 @@ class SourceInfo:
     parser: str
     priority: int = 9
     sha256: str = ""
+    relations: str = "rules"
     manifest_line: int = field(default=1, repr=False)  # where the manifest lists it (for errors)
     pinned_sha256: str = field(default="", repr=False)  # a sha256 the manifest requires, if any
 
@@ -141,6 +149,7 @@ MANIFEST_KEYS = {
     "parser": str,
     "priority": int,
     "sha256": str,
+    "relations": str,
 }
 MANIFEST_REQUIRED = ("id", "file", "title", "description", "language", "parser")
 
@@ -158,7 +167,13 @@ def _read_utf8(path: Path, missing: str, kind: str) -> tuple[bytes, str]:
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SourceError(str(path), raw[: exc.start].count(b"\n") + 1, "not valid UTF-8") from exc
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        raise SourceError(
+            str(path),
+            raw[: exc.start].count(b"\n") + 1,
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}): save the file as UTF-8",
+        ) from exc
 
 
 def _read_json(path: Path) -> tuple[Any, dict[tuple[str | int, ...], int]]:
@@ -228,6 +243,12 @@ def load_manifest(corpus_dir: Path) -> list[SourceInfo]:
                 str(path),
                 line_of(lines, "sources", i, "parser"),
                 f"{label}: unknown parser {info.parser!r} (one of {', '.join(sorted(PARSERS))})",
+            )
+        if info.relations not in RELATIONS:
+            raise SourceError(
+                str(path),
+                line_of(lines, "sources", i, "relations"),
+                f"{label}: 'relations' is {info.relations!r} (one of {', '.join(RELATIONS)})",
             )
         if info.id in seen_ids:
             raise SourceError(str(path), line, f"source {info.id} is listed twice")
@@ -376,7 +397,14 @@ def parse_all(
     for s in sources:
         if s.parser != "sentences":
             parsed[s.id] = PARSERS[s.parser](texts[s.id], s.id, str(corpus_dir / s.file))
-    known = sorted({n.text for p in parsed.values() for e in p.entries for n in e.names})
+            for w in parsed[s.id].warnings:
+                if warnings is not None:
+                    warnings.append(
+                        {"source": s.id, "file": Path(s.file).name, "line": w.line, "message": w.reason}
+                    )
+    # the hint comes from the seed layouts only: they parse the same whatever a team imports
+    seeds = {s.id for s in sources if s.parser in SEED_PARSERS}
+    known = sorted({n.text for k, p in parsed.items() if k in seeds for e in p.entries for n in e.names})
     for s in sources:
         if s.parser == "sentences":
             parsed[s.id] = PARSERS[s.parser](texts[s.id], s.id, str(corpus_dir / s.file), known_names=known)
@@ -402,10 +430,25 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     confusions: list[ConfusionGroup] = [c for p in parsed for c in p.confusions]
     entries += confusable_member_entries(entries, confusions)
     priority = {s.id: s.priority for s in sources}
-    merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
+    imported = {s.id: Path(s.file).name for s in sources if s.parser in IMPORTERS}
+    sections, topic_warnings = file_topics(entries, imported, cats)
+    warnings += topic_warnings
+    merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, sections)
     t_merge = time.perf_counter()
-    edges, unresolved_refs = build_edges(merged.terms, entries, merged.entry_to_term, confusions)
-    edges = apply_edge_decisions(edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
+    # the rules read relations from the text of every source but those that keep only their own
+    stated_only = {s.id for s in sources if s.relations == "stated"}
+    scanned = [i for i, e in enumerate(entries) if e.source not in stated_only]
+    edges, unresolved_refs = build_edges(
+        merged.terms,
+        [entries[i] for i in scanned],
+        {k: merged.entry_to_term[i] for k, i in enumerate(scanned) if i in merged.entry_to_term},
+        confusions,
+    )
+    stated, self_references = stated_edges(
+        entries, merged.entry_to_term, merged.terms, {s.id: str(corpus_dir / s.file) for s in sources}
+    )
+    warnings += self_references
+    edges = apply_edge_decisions(edges + stated, Resolver(merged.terms).resolve, decisions, str(overlay_path))
     edges = consolidate(edges)
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
     edges = settle_instead(edges, merged.terms)
