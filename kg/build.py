@@ -448,7 +448,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         entries, merged.entry_to_term, merged.terms, {s.id: str(corpus_dir / s.file) for s in sources}
     )
     warnings += self_references
-    edges = apply_edge_decisions(edges + stated, Resolver(merged.terms).resolve, decisions, str(overlay_path))
+    # what a file states heads its edge (a rule's reading of the same pair comes after)
+    edges = apply_edge_decisions(stated + edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
     edges = consolidate(edges)
     inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
     edges = settle_instead(edges, merged.terms)
