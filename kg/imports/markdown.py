@@ -62,6 +62,7 @@ def parse_markdown(text: str, source: str, file: str = "") -> ParsedSource:
     paragraph: list[tuple[int, str]] = []  # (line, text) of the lines since the last blank one
     current: Record | None = None  # the item whose definitions are being read
     fence: str | None = None
+    marker_next, starts_item = _lookahead(lines)
     i = 0
 
     def flush() -> None:
@@ -82,7 +83,7 @@ def parse_markdown(text: str, source: str, file: str = "") -> ParsedSource:
             continue
         if not line.strip():
             # Pandoc allows one blank line between the terms and their first definition
-            if paragraph and not _MARKER.match(next((ln for ln in lines[i:] if ln.strip()), "")):
+            if paragraph and not marker_next[i - 1]:
                 flush()
             continue
         if m := _ATX.match(line):
@@ -116,7 +117,7 @@ def parse_markdown(text: str, source: str, file: str = "") -> ParsedSource:
                 _MARKER.match(nxt)
                 or _ATX.match(nxt)
                 or _FENCE.match(nxt)
-                or (not _indented(nxt) and (blank or _starts_item(lines, i)))
+                or (not _indented(nxt) and (blank or starts_item[i]))
             ):
                 break
             else:
@@ -132,15 +133,24 @@ def parse_markdown(text: str, source: str, file: str = "") -> ParsedSource:
     return to_parsed(records, source, file, skipped)
 
 
-def _starts_item(lines: list[str], i: int) -> bool:
-    """True when the unindented line *i* is a term line: a definition marker follows it before
-    any blank line."""
-    for line in lines[i + 1 :]:
+def _lookahead(lines: list[str]) -> tuple[list[bool], list[bool]]:
+    """Per line index: whether the next non-blank line is a definition marker, and whether a
+    marker follows before the next blank line (the line then starts an item: it is a term line).
+    One backward pass, so reading stays linear in the number of lines."""
+    n = len(lines)
+    marker_next = [False] * n
+    starts_item = [False] * n
+    after_next, after_same = False, False  # for line k + 1
+    for k in range(n - 1, -1, -1):
+        marker_next[k], starts_item[k] = after_next, after_same
+        line = lines[k]
         if not line.strip():
-            return False
-        if _MARKER.match(line):
-            return True
-    return False
+            after_same = False  # after_next: the next non-blank line's is unchanged
+        else:
+            is_marker = bool(_MARKER.match(line))
+            after_next = is_marker
+            after_same = is_marker or after_same
+    return marker_next, starts_item
 
 
 def _new_record(paragraph: list[tuple[int, str]], section: str | None, file: str) -> Record:

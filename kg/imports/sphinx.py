@@ -126,6 +126,13 @@ def _read_glossary(
             raise SourceError(
                 file, i + 1, "a definition with no term line above it (or a term indented too far)"
             )
+        if ind < content:
+            raise SourceError(
+                file,
+                i + 1,
+                f"indented {ind} spaces: the glossary's terms are indented {content} (a term or "
+                "definition out of line?)",
+            )
         if line.strip().startswith(".. "):  # a comment or label between items
             i += 1
             continue

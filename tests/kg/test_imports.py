@@ -84,7 +84,7 @@ def test_every_importer_has_a_sample() -> None:
 
 @pytest.mark.parametrize("fmt", sorted(SAMPLE_FILES))
 def test_the_sample_glossary_reads_the_same_in_every_format(fmt: str, sample_builds) -> None:
-    file, _parser, edges, cites = SAMPLE_FILES[fmt]
+    _file, _parser, edges, cites = SAMPLE_FILES[fmt]
     doc = sample_builds[fmt].document()
     nodes = {n["id"]: n for n in doc["nodes"]}
     assert set(nodes) == set(EXPECTED_NAMES)
