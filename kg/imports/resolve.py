@@ -84,6 +84,8 @@ def stated_edges(
     *files* maps source ids to their paths (for errors). Overlay edge decisions and the merge with
     the edges the rules read happen afterwards, in the build.
     """
+    if not any(e.mentions for e in entries):
+        return [], []  # no imported file states a relation (the bundled corpus)
     own: dict[str, dict[str, set[str]]] = {}
     for i, e in enumerate(entries):
         tid = entry_to_term.get(i)
