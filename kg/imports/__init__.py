@@ -2,17 +2,13 @@
 
 A source of ``manifest.json`` names one of these as its ``parser`` (docs/IMPORTS.md):
 
-==================  ===========================================================  ==============
-parser              format                                                        module
-==================  ===========================================================  ==============
-``csv``, ``tsv``    one row per term, documented columns                          :mod:`.table`
-``tbx``             TBX-Basic: TBX v3 (``<tbx>``, ours) and TBX 2008 (``<martif>``)  :mod:`.tbx`
-``skos-turtle``     SKOS concepts in Turtle (rdflib)                               :mod:`.skos`
-``skos-jsonld``     SKOS concepts in JSON-LD (rdflib; no remote ``@context``)     :mod:`.skos`
-``json``            the glossary-kg export document (``glossary export``)         :mod:`.jsondoc`
-``markdown``        Markdown definition lists (``Term`` / ``: definition``)        :mod:`.markdown`
-``sphinx``          reStructuredText ``.. glossary::`` blocks                       :mod:`.sphinx`
-==================  ===========================================================  ==============
+- ``csv``, ``tsv``: one row per term, documented columns (:mod:`.table`);
+- ``tbx``: TBX-Basic, TBX v3 (``<tbx>``, what we export) and TBX 2008 (``<martif>``) (:mod:`.tbx`);
+- ``skos-turtle``, ``skos-jsonld``: SKOS concepts, read with rdflib; no remote ``@context``
+  (:mod:`.skos`);
+- ``json``: the glossary-kg export document, ``glossary export --format json`` (:mod:`.jsondoc`);
+- ``markdown``: Markdown definition lists, ``Term`` then ``: definition`` (:mod:`.markdown`);
+- ``sphinx``: reStructuredText ``.. glossary::`` blocks (:mod:`.sphinx`).
 
 Each is a function ``(text, source_id, file) -> ParsedSource`` built on :mod:`.records`, so the
 entries go through the same overlay, merge and relation steps as the seed layouts. What the build
