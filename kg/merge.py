@@ -3,7 +3,10 @@
 Rules (each one is a test in tests/kg/test_merge.py):
 
 1. Entries sharing a *strong* name — a label or an abbreviation, compared by
-   :func:`kg.textnorm.name_key` — are one concept.
+   :func:`kg.textnorm.name_key` — are one concept. So are entries whose English
+   labels of two or more words are the same words in another order or number
+   (:func:`word_key`: "Latency percentiles" / "percentile latency",
+   "Weights-only quantization" / "weight-only quantization").
 2. A source's alias statement ("即 TPOT 的别称", "同 kernel fusion", "`Continuous
    batching` 的另一种叫法") joins the entry to the node its target names. When
    the target names no entry ("矩阵乘法的简称"), the target becomes a name of the
@@ -14,19 +17,25 @@ Rules (each one is a test in tests/kg/test_merge.py):
    动态批处理 a name of continuous batching while 001 defines Dynamic batching
    as its own row.
 4. Overlay ``merge`` decisions join names the text spells differently.
+
+Labels: the most frequent name of each language, the sources' own names before names a
+rule found and those before editorial ones (:data:`kg.model.NAME_ORIGINS`); the node
+records who gave each label in ``label_origin``, and lists the names only an editorial
+decision gives in ``editorial_names``.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from kg.ids import assign_ids
-from kg.model import Definition, Name, RawEntry, Term
+from kg.model import NAME_ORIGINS, Definition, Name, RawEntry, Term
 from kg.overlay import Decision
 from kg.parsers.common import is_abbreviation, is_acronym_of
-from kg.textnorm import fold, lang_of, name_key
+from kg.textnorm import fold, has_cjk, lang_of, name_key
 
 STRONG = ("label", "abbr")
 
@@ -65,6 +74,24 @@ def strong_keys(entry: RawEntry) -> set[str]:
     return {k for n in entry.names if n.kind in STRONG and (k := name_key(n.text))}
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def word_key(text: str) -> str | None:
+    """The words of an English name of two or more words, singular and sorted; None otherwise.
+
+    "Latency percentiles" and "percentile latency" share a key; abbreviations ("FLOPS" /
+    "FLOP" are different units) and Chinese names have none.
+    """
+    if has_cjk(text) or is_abbreviation(text):
+        return None
+    words = [w for w in re.split(r"[\s\-_/]+", fold(text)) if w]
+    if len(words) < 2 or not all(re.search(r"[a-z]", w) for w in words):
+        return None
+    return " ".join(sorted(_singular(w) for w in words))
+
+
 def merge_entries(
     entries: list[RawEntry],
     merges: list[Decision],
@@ -94,6 +121,20 @@ def merge_entries(
     for ids in key_map.values():
         for j in ids[1:]:
             uf.union(ids[0], j)
+    # Rule 1, second half: the same words in another order or number.
+    by_words: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for i, e in enumerate(entries):
+        for n in e.names:
+            if n.kind == "label" and n.origin != "editorial" and (wk := word_key(n.text)):
+                by_words[wk].append((i, n.text))
+    for hits in by_words.values():
+        if len({name_key(t) for _, t in hits}) > 1:
+            for j, text in hits[1:]:
+                if uf.find(j) != uf.find(hits[0][0]):
+                    alias_merges.append(
+                        {"entry": entries[j].key, "target": hits[0][1], "evidence": f"same words: {text}"}
+                    )
+                uf.union(hits[0][0], j)
     for i, e in enumerate(entries):
         st = e.alias_of
         if not st:
@@ -127,27 +168,43 @@ def merge_entries(
 
     assign_ids(t for t, _ in raw_terms)  # kg/ids.py
     dropped = _resolve_alias_conflicts([t for t, _ in raw_terms])
+    for t, _ in raw_terms:
+        kept = set(t.all_names())
+        t.editorial_names = [n for n in t.editorial_names if n in kept]
     entry_to_term = {i: t.id for t, ms in raw_terms for i in ms}
     terms = sorted((t for t, _ in raw_terms), key=lambda t: t.id)
     return MergeResult(terms, entry_to_term, dropped, unresolved, alias_merges)
 
 
+def _origin_rank(origin: str) -> int:
+    return NAME_ORIGINS.index(origin) if origin in NAME_ORIGINS else len(NAME_ORIGINS)
+
+
 def _pick(names: list[Name], lang: str, partners: frozenset[str] = frozenset()) -> str | None:
     """Most frequent label of a language across sources.
 
-    Unqualified names ("Hopper") win over qualified ones ("Hopper (architecture)");
-    ties go to a name written next to the other language's chosen label
-    (*partners*), then to the higher-priority source.
+    The sources' own names win over names a rule found, and those over editorial
+    ones; unqualified names ("Hopper") win over qualified ones ("Hopper
+    (architecture)"); ties go to a name written next to the other language's chosen
+    label (*partners*), then to the higher-priority source.
     """
-    cands = [n.text for n in names if n.kind == "label" and n.lang == lang]
+    cands = [n for n in names if n.kind == "label" and n.lang == lang]
     if not cands:
         return None
-    counts = Counter(fold(c) for c in cands)
+    counts = Counter(fold(c.text) for c in cands)
     first_pos: dict[str, tuple[int, str]] = {}
+    origin: dict[str, int] = {}
     for pos, c in enumerate(cands):
-        first_pos.setdefault(fold(c), (pos, c))
-    best = min(counts, key=lambda f: ("(" in f, -counts[f], f not in partners, first_pos[f][0]))
+        first_pos.setdefault(fold(c.text), (pos, c.text))
+        origin[fold(c.text)] = min(origin.get(fold(c.text), 99), _origin_rank(c.origin))
+    best = min(counts, key=lambda f: (origin[f], "(" in f, -counts[f], f not in partners, first_pos[f][0]))
     return first_pos[best][1]
+
+
+def _label_origin(names: list[Name], label: str) -> str:
+    """Who gave *label*: the best origin among the names written like it."""
+    ranks = [_origin_rank(n.origin) for n in names if fold(n.text) == fold(label)]
+    return NAME_ORIGINS[min(ranks)] if ranks and min(ranks) < len(NAME_ORIGINS) else "source"
 
 
 def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | None]]) -> Term | None:
@@ -156,7 +213,9 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
     names: list[Name] = []
     for e in group:
         if e.alias_of:
-            names.extend(Name(n.text, n.lang, "alias" if n.kind == "label" else n.kind) for n in e.names)
+            names.extend(
+                Name(n.text, n.lang, "alias" if n.kind == "label" else n.kind, n.origin) for n in e.names
+            )
             target = e.alias_of.target
             if not e.overlay:
                 names.append(Name(target, lang_of(target), "abbr" if is_abbreviation(target) else "label"))  # type: ignore[arg-type]
@@ -188,6 +247,7 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
     if en is None and abbrs:
         en = abbrs[0]
     labels = {k: v for k, v in (("en", en), ("zh", zh)) if v}
+    label_origin = {k: _label_origin(names, v) for k, v in labels.items()}
     taken = {fold(v) for v in labels.values()} | {fold(a) for a in abbrs}
     aliases: list[str] = []
     for n in names:
@@ -215,6 +275,10 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
         sources=sorted({e.source for e in group}),
         # an imported entry with several definitions is several raw entries on one line
         entry_keys=list(dict.fromkeys(f"{e.source}:{e.line}" for e in group)),
+        label_origin=label_origin,
+        editorial_names=[
+            n for n in [*labels.values(), *abbrs, *aliases] if _label_origin(names, n) == "editorial"
+        ],
     )
 
 

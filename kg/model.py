@@ -9,11 +9,14 @@ that the artifact and every export are derived from one shape.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 Lang = Literal["en", "zh"]
 EdgeType = Literal["related_to", "confused_with"]
 EDGE_TYPES: tuple[str, ...] = ("related_to", "confused_with")
+NameOrigin = Literal["source", "rule", "editorial"]
+#: Preference among names of equal standing: the sources' own words first.
+NAME_ORIGINS: tuple[str, ...] = ("source", "rule", "editorial")
 
 
 @dataclass(frozen=True)
@@ -24,11 +27,17 @@ class Name:
     abbreviation such as TTFT), or ``alias`` (a secondary name the source gives:
     "也叫 tool use", the second half of "连续批处理 / 动态批处理"). Labels and
     abbreviations may merge entries; aliases never do (see :mod:`kg.merge`).
+
+    ``origin`` says who gave the name: ``source`` (the parser read it as the entry's
+    name), ``rule`` (a name rule of :mod:`kg.names` read it elsewhere in the sources'
+    text) or ``editorial`` (a decision of ``corpus/overlay.json`` whose words the entry's
+    own text does not contain).
     """
 
     text: str
     lang: Lang
     kind: Literal["label", "abbr", "alias"]
+    origin: NameOrigin = "source"
 
 
 @dataclass(frozen=True)
@@ -144,9 +153,33 @@ class Definition:
         return asdict(self)
 
 
+NodeKind = Literal["defined", "mentioned"]
+NODE_KINDS: tuple[str, ...] = ("defined", "mentioned")
+
+
+@dataclass(frozen=True)
+class MentionSite:
+    """A sentence of the sources that mentions a name (the evidence of a mentioned-only node).
+
+    ``term`` is the defined term whose definition or note holds the sentence (None for a
+    confusables paragraph)."""
+
+    source: str
+    line: int
+    sentence: str
+    term: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class Term:
-    """A node of the graph: one concept."""
+    """A node of the graph: one concept.
+
+    ``kind`` is ``defined`` (a source defines it) or ``mentioned`` (definitions only mention it,
+    :mod:`kg.mentioned`): a mentioned node has no definitions, only ``mentioned_in``.
+    """
 
     id: str
     labels: dict[str, str]
@@ -159,19 +192,40 @@ class Term:
     # True when no source files the term under a section and its topic was inferred
     # from the terms it names (kg.categories.infer_categories).
     categories_inferred: bool = False
+    # Who gave each label (lang -> one of NAME_ORIGINS); see Name.origin.
+    label_origin: dict[str, str] = field(default_factory=dict)
+    # Names (labels, abbreviations, aliases) only an editorial decision gives.
+    editorial_names: list[str] = field(default_factory=list)
+    # The vote behind an inferred category (or behind none, when the margin was too small):
+    # {"votes": {topic: score}, "margin": m, "min_margin": t}; None for a section's category.
+    category_inference: dict[str, Any] | None = None
+    kind: NodeKind = "defined"
+    mentioned_in: list[MentionSite] = field(default_factory=list)
+
+    @property
+    def defined(self) -> bool:
+        """True for a term some source defines (not a mentioned-only node)."""
+        return self.kind == "defined"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
+            "kind": self.kind,
             "labels": dict(self.labels),
             "aliases": list(self.aliases),
             "abbreviations": list(self.abbreviations),
             "definitions": [d.to_dict() for d in self.definitions],
             "categories": list(self.categories),
             "categories_inferred": self.categories_inferred,
+            "category_inference": self.category_inference,
+            "label_origin": dict(self.label_origin),
+            "editorial_names": list(self.editorial_names),
             "sources": list(self.sources),
             "entries": list(self.entry_keys),
         }
+        if self.mentioned_in:
+            out["mentioned_in"] = [m.to_dict() for m in self.mentioned_in]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Term:
@@ -185,6 +239,11 @@ class Term:
             sources=list(d.get("sources", [])),
             entry_keys=list(d.get("entries", [])),
             categories_inferred=bool(d.get("categories_inferred", False)),
+            label_origin=dict(d.get("label_origin") or {}),
+            editorial_names=list(d.get("editorial_names") or []),
+            category_inference=d.get("category_inference"),
+            kind=_node_kind(d.get("kind", "defined")),
+            mentioned_in=[MentionSite(**m) for m in d.get("mentioned_in", [])],
         )
 
     def all_names(self) -> list[str]:
@@ -214,6 +273,12 @@ class Evidence:
     doc: str
     line: int
     subject: str = ""
+
+
+def _node_kind(value: Any) -> NodeKind:
+    if value not in NODE_KINDS:
+        raise ValueError(f"unknown node kind {value!r} (expected one of {', '.join(NODE_KINDS)})")
+    return cast(NodeKind, value)
 
 
 @dataclass

@@ -9,6 +9,8 @@
 - ``distinct``: replace an entry's names so it is not merged with a look-alike
   (TPU "TensorCore" vs NVIDIA "Tensor Core");
 - ``merge``: two names the text spells differently are one concept;
+- ``english``: give the term named ``zh`` the English name ``en`` (and ``abbreviations``)
+  that no source gives it; the label is marked ``label_origin: editorial`` everywhere;
 - ``drop``: an entry that is not a term;
 - ``edge``: drop an edge the rules drew wrongly (``"action": "drop"``: every edge of
   ``type`` between the two named terms, both directions), or add one the rules cannot
@@ -16,7 +18,11 @@
   ``line``). Terms are named by any label, alias or abbreviation that names exactly one.
 
 Every decision must be used by the build; an unused one is reported as stale (a drop that
-finds no edge, an add whose edge the rules already draw).
+finds no edge, an add whose edge the rules already draw, an ``english`` name for a term the
+sources or the name rules already name in English).
+
+Names a decision gives are ``editorial`` (:attr:`kg.model.Name.origin`) unless the entry's
+own text contains them: ``name`` only points at the term a sentence names mid-sentence.
 """
 
 from __future__ import annotations
@@ -29,9 +35,9 @@ from typing import Any
 
 from kg.model import Edge, Name, RawEntry
 from kg.parsers.common import SourceError, name
-from kg.textnorm import clean
+from kg.textnorm import clean, fold, name_key
 
-OPS = ("name", "attach", "split", "distinct", "merge", "drop", "edge")
+OPS = ("name", "attach", "split", "distinct", "merge", "drop", "edge", "english")
 EDGE_ACTIONS = ("drop", "add")
 EDGE_TYPES = ("related_to", "confused_with")
 
@@ -54,6 +60,10 @@ class Decision:
     between: list[str] = field(default_factory=list)
     evidence: str | None = None
     line: int | None = None
+    # english decisions: the term's Chinese name, the English name and abbreviations given
+    zh: str | None = None
+    en: str | None = None
+    abbreviations: list[str] = field(default_factory=list)
     overlay_line: int = 1  # where the decision is in overlay.json, for errors
     used: int = 0
 
@@ -65,16 +75,22 @@ class Decision:
         )
 
 
-def _names(spec: dict[str, Any]) -> list[Name]:
+def _origin(text: str, raw: str) -> str:
+    """``source`` when the entry's own text contains the name, else ``editorial``."""
+    return "source" if raw and fold(text).replace(" ", "") in fold(raw).replace(" ", "") else "editorial"
+
+
+def _names(spec: dict[str, Any], raw: str = "") -> list[Name]:
     out: list[Name] = []
     for lang in ("en", "zh"):
         if spec.get(lang):
-            out.append(Name(clean(spec[lang]), lang, "label"))
+            text = clean(spec[lang])
+            out.append(Name(text, lang, "label", _origin(text, raw)))  # type: ignore[arg-type]
     for abbr in spec.get("abbreviations", []):
-        out.append(Name(clean(abbr), "en", "abbr"))
+        out.append(Name(clean(abbr), "en", "abbr", _origin(clean(abbr), raw)))  # type: ignore[arg-type]
     for alias in spec.get("aliases", []):
         n = name(alias)
-        out.append(Name(n.text, n.lang, "alias"))
+        out.append(Name(n.text, n.lang, "alias", _origin(n.text, raw)))  # type: ignore[arg-type]
     return out
 
 
@@ -88,7 +104,7 @@ def load_overlay(path: Path) -> list[Decision]:
     decisions: list[Decision] = []
     lines = text.splitlines()
     for i, raw in enumerate(data.get("decisions", [])):
-        key = raw.get("match") or raw.get("merge") or raw.get("between") or "\x00"
+        key = raw.get("match") or raw.get("merge") or raw.get("between") or raw.get("zh") or "\x00"
         needle = '"' + str(key[0] if isinstance(key, list) and key else key)
         line = next((k + 1 for k, ln in enumerate(lines) if needle in ln), 1)
         op = raw.get("op")
@@ -113,6 +129,9 @@ def load_overlay(path: Path) -> list[Decision]:
             between=list(raw.get("between", [])),
             evidence=raw.get("evidence"),
             line=raw.get("line"),
+            zh=raw.get("zh"),
+            en=raw.get("en"),
+            abbreviations=list(raw.get("abbreviations", [])),
             overlay_line=line,
         )
         if op in ("name", "attach", "split", "distinct", "drop") and not (d.source and d.match):
@@ -125,6 +144,10 @@ def load_overlay(path: Path) -> list[Decision]:
             raise SourceError(str(path), line, f"decision {i}: {op} needs 'names'")
         if op == "edge":
             _check_edge_decision(d, str(path), line)
+        if op == "english" and not (
+            isinstance(d.zh, str) and d.zh.strip() and isinstance(d.en, str) and d.en.strip()
+        ):
+            raise SourceError(str(path), line, f"decision {i}: english needs 'zh' (the term) and 'en'")
         decisions.append(d)
     return decisions
 
@@ -192,7 +215,7 @@ def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) ->
     out: list[RawEntry] = []
     consumed: set[int] = set()
     for entry in entries:
-        decision = next((d for d in decisions if d.op != "merge" and d.matches(entry)), None)
+        decision = next((d for d in decisions if d.op not in ("merge", "english") and d.matches(entry)), None)
         if decision is None:
             out.append(entry)
             continue
@@ -209,7 +232,7 @@ def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) ->
             out.append(entry)
             continue
         if decision.op in ("name", "distinct"):
-            entry.names = _names(decision.names[0])
+            entry.names = _names(decision.names[0], entry.raw)
             entry.unnamed = False
             entry.overlay = decision.index
             out.append(entry)
@@ -225,7 +248,7 @@ def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) ->
                     source=entry.source,
                     line=entry.line,
                     section=entry.section,
-                    names=_names(spec),
+                    names=_names(spec, entry.raw),
                     definition=entry.definition,
                     note=entry.note,
                     group=group,  # type: ignore[arg-type]
@@ -243,3 +266,41 @@ def apply_entry_decisions(entries: list[RawEntry], decisions: list[Decision]) ->
         seen.add(key)
         deduped.append(e)
     return deduped
+
+
+def apply_english_decisions(entries: list[RawEntry], decisions: list[Decision], path: str) -> None:
+    """Give the entries a decision names by ``zh`` its English name (``editorial`` names).
+
+    A decision is used only where no entry of that name has an English name yet (the
+    sources and the name rules come first). An English name that is already another
+    entry's name is an error naming the overlay line: joining two terms is a ``merge``.
+    """
+    strong = ("label", "abbr")
+    for d in decisions:
+        if d.op != "english" or not d.zh or not d.en:
+            continue
+        key = name_key(d.zh)
+        hits = [e for e in entries if any(n.kind in strong and name_key(n.text) == key for n in e.names)]
+        if not hits or any(n.kind in strong and n.lang == "en" for e in hits for n in e.names):
+            continue  # a term this corpus lacks, or one the sources name in English: stale
+        new = [Name(clean(d.en), "en", "label", "editorial")]
+        new += [Name(clean(a), "en", "abbr", "editorial") for a in d.abbreviations]
+        taken = {name_key(n.text) for n in new}
+        clash = sorted(
+            {
+                n.text
+                for e in entries
+                if e not in hits
+                for n in e.names
+                if n.kind in strong and name_key(n.text) in taken
+            }
+        )
+        if clash:
+            raise SourceError(
+                path,
+                d.overlay_line,
+                f"decision {d.index}: {', '.join(clash)} already names another term (use a merge decision)",
+            )
+        d.used += 1
+        for e in hits:
+            e.names.extend(new)

@@ -53,6 +53,7 @@ class Glossary:
         for e in self.edges:
             # key (type, source, target): one pair may hold related_to both ways and confused_with
             self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
+        self._defined: Glossary | None = None
         self._names: dict[str, list[tuple[str, str, str]]] = {}
         self._loose: dict[str, list[tuple[str, str, str]]] = {}
         for t in self.terms.values():
@@ -85,6 +86,28 @@ class Glossary:
             return cls(doc, root)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:  # what the shape check missed
             raise ArtifactError(f"graph.json: malformed ({type(exc).__name__}: {exc})") from None
+
+    def defined_view(self) -> Glossary:
+        """The graph without its mentioned-only nodes (:mod:`kg.mentioned`) and their edges.
+
+        The chatbot reasons over defined terms (what it quotes, what it lists as related) and
+        looks at mentioned nodes only to say that a name is not defined. Built once, then the
+        same object (the caches keyed by glossary keep working); ``self`` when there are none.
+        """
+        if self._defined is None:
+            if all(t.defined for t in self.terms.values()):
+                self._defined = self
+            else:
+                keep = {t.id for t in self.terms.values() if t.defined}
+                doc = {
+                    **self.document,
+                    "nodes": [n for n in self.document["nodes"] if n["id"] in keep],
+                    "edges": [
+                        e for e in self.document["edges"] if e["source"] in keep and e["target"] in keep
+                    ],
+                }
+                self._defined = Glossary(doc, self.artifact_dir)
+        return self._defined
 
     # --- by id --------------------------------------------------------------
     def get(self, term_id: str) -> Term:

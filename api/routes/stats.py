@@ -25,6 +25,7 @@ def stats(glossary: GlossaryDep) -> Stats:
     return Stats(
         terms=len(glossary.terms),
         edges=len(glossary.edges),
+        mentioned_terms=sum(not t.defined for t in glossary.terms.values()),
         terms_by_source=dict(sorted(by_source.items())),
         terms_by_category=dict(sorted(by_category.items())),
         edges_by_type=dict(sorted(Counter(e.type for e in glossary.edges).items())),

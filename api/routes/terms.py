@@ -14,10 +14,12 @@ from api.schemas.common import (
     TERM_PATH_RESPONSES,
     DefinitionOut,
     Lang,
+    NodeKindName,
     TermSummary,
     term_fields,
 )
-from api.schemas.terms import EdgeCounts, TermDetail, TermPage
+from api.schemas.terms import EdgeCounts, MentionOut, TermDetail, TermPage
+from kg.mentioned import mentioned_note
 from kg.model import Term
 
 router = APIRouter(prefix="/v1/terms", tags=["terms"])
@@ -43,6 +45,9 @@ async def list_terms(
     lang: Annotated[
         Lang | None, Query(description="Only terms with a label or definition in this language.")
     ] = None,
+    kind: Annotated[
+        NodeKindName | None, Query(description="Only `defined` terms or only `mentioned` names.")
+    ] = None,
 ) -> TermPage:
     terms = [glossary.terms[i] for i in sorted(glossary.terms)]
     if category is not None:
@@ -51,6 +56,8 @@ async def list_terms(
         terms = [t for t in terms if source in t.sources]
     if lang is not None:
         terms = [t for t in terms if _has_lang(t, lang)]
+    if kind is not None:
+        terms = [t for t in terms if t.kind == kind]
     page = terms[offset : offset + limit]
     return TermPage(
         total=len(terms), limit=limit, offset=offset, items=[TermSummary.of(t, lang) for t in page]
@@ -70,6 +77,9 @@ async def get_term(
     edges = glossary.edges_of(term.id)
     detail = TermDetail(
         **term_fields(term, lang),
+        kind=term.kind,
+        note=None if term.defined else mentioned_note(term, lang or "en"),
+        mentioned_in=[MentionOut.model_validate(m.to_dict()) for m in term.mentioned_in],
         aliases=list(term.aliases),
         sources=list(term.sources),
         entries=list(term.entry_keys),

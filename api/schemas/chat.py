@@ -32,8 +32,9 @@ class CitationOut(BaseModel):
         description="The graph's text, verbatim.",
         examples=["从请求到达到首个 token 输出的时间，对应 prefill 阶段。"],
     )
-    kind: Literal["definition", "note", "edge"] = Field(
-        description="`definition`, `note` (001's 在推理系统里看什么 column) or `edge` (an edge's evidence).",
+    kind: Literal["definition", "note", "edge", "mention"] = Field(
+        description="`definition`, `note` (001's 在推理系统里看什么 column), `edge` (an edge's evidence) or "
+        "`mention` (a sentence mentioning a name the glossary does not define).",
         examples=["definition"],
     )
     line: int = Field(ge=0, description="Line of the quote in the source file.", examples=[22])

@@ -71,19 +71,43 @@ def term_fields(term: Term, lang: str | None = None) -> dict[str, Any]:
         "labels": dict(term.labels),
         "abbreviations": list(term.abbreviations),
         "categories": list(term.categories),
+        "label_origin": {lang: term.label_origin.get(lang, "source") for lang in term.labels},
+        "editorial_names": list(term.editorial_names),
     }
 
 
+NodeKindName = Literal["defined", "mentioned"]
+
+
 class TermSummary(TermRef):
+    label_origin: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Who gave each label: `source`, `rule` (read from the sources' text) or `editorial` "
+            "(a decision of corpus/overlay.json: no source names the term so in that language)."
+        ),
+        examples=[{"en": "editorial", "zh": "source"}],
+    )
+    editorial_names: list[str] = Field(
+        default_factory=list,
+        description="Every name of the term (label, abbreviation, alias) that only an editorial decision gives.",
+        examples=[["Data parallelism", "DP"]],
+    )
     abbreviations: list[str] = Field(default_factory=list, examples=[["TTFT"]])
     categories: list[str] = Field(default_factory=list, description="Category ids.", examples=[["metrics"]])
     sources: list[str] = Field(
         default_factory=list, description="Source glossary ids.", examples=[["001", "002"]]
     )
+    kind: NodeKindName = Field(
+        default="defined",
+        description="`defined` (a source defines it) or `mentioned` (definitions only mention it: "
+        "no definition of its own, see `mentioned_in` of the full node).",
+        examples=["defined"],
+    )
 
     @classmethod
     def of(cls, term: Term, lang: str | None = None) -> TermSummary:
-        return cls(**term_fields(term, lang), sources=list(term.sources))
+        return cls(**term_fields(term, lang), sources=list(term.sources), kind=term.kind)
 
 
 class DefinitionOut(BaseModel):

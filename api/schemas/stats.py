@@ -8,6 +8,12 @@ from pydantic import BaseModel, Field
 class Stats(BaseModel):
     terms: int = Field(ge=0, examples=[427])
     edges: int = Field(ge=0, examples=[1246])
+    mentioned_terms: int = Field(
+        default=0,
+        ge=0,
+        description="Of `terms`, the names definitions only mention (`kind: mentioned`).",
+        examples=[64],
+    )
     terms_by_source: dict[str, int] = Field(
         description="Terms per source glossary id.", examples=[{"002": 200}]
     )

@@ -19,6 +19,22 @@ class EdgeCounts(BaseModel):
     confused_with: int = Field(ge=0, examples=[1])
 
 
+class MentionOut(BaseModel):
+    """A sentence of the sources that mentions a name the glossary does not define."""
+
+    source: str = Field(description="Source glossary id.", examples=["002"])
+    line: int = Field(ge=0, description="Line of the entry in the source file.", examples=[80])
+    sentence: str = Field(
+        description="The sentence, verbatim.",
+        examples=["PyTorch 2.0 起的 JIT 编译入口，底层走 TorchDynamo + Inductor。"],
+    )
+    term: str | None = Field(
+        default=None,
+        description="The defined term whose entry holds the sentence.",
+        examples=["torch-compile"],
+    )
+
+
 class TermDetail(TermSummary):
     """A full node of the graph."""
 
@@ -26,3 +42,11 @@ class TermDetail(TermSummary):
     definitions: list[DefinitionOut]
     entries: list[str] = Field(default_factory=list, description="Source entries merged into this term.")
     edge_counts: EdgeCounts
+    note: str | None = Field(
+        default=None,
+        description="For a `mentioned` node: that it is not defined in the glossary, and how often it is mentioned.",
+        examples=[None],
+    )
+    mentioned_in: list[MentionOut] = Field(
+        default_factory=list, description="For a `mentioned` node: the sentences that mention it."
+    )

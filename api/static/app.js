@@ -164,6 +164,10 @@ async function showTerm(id) {
   for (const a of term.abbreviations || []) badges.append(el("span", { class: "badge abbr", text: a }));
   for (const a of term.aliases || []) badges.append(el("span", { class: "badge", text: `别名 ${a}` }));
   for (const c of term.categories || []) badges.append(el("span", { class: "badge", text: c }));
+  for (const [lang, origin] of Object.entries(term.label_origin || {})) {
+    // a label no source gives (an editorial decision): say so next to the term
+    if (origin === "editorial") badges.append(el("span", { class: "badge", text: `编辑补充的${lang === "en" ? "英文" : "中文"}名 (editorial)` }));
+  }
   badges.append(el("span", { class: "badge", text: `id: ${term.id}` }));
 
   const defs = el("ul", { class: "defs" });
@@ -171,6 +175,15 @@ async function showTerm(id) {
     const src = `来源 ${d.source}${d.section ? ` · ${d.section}` : ""} · 第 ${d.line} 行`;
     defs.append(el("li", {}, el("span", { class: "src", text: src }), el("span", { text: d.text }),
       d.note ? el("span", { class: "note", text: d.note }) : null));
+  }
+  if (term.kind === "mentioned") {
+    // a name the definitions only mention: say so, and list the sentences (never as definitions)
+    badges.append(el("span", { class: "badge", text: "仅被提及 · mentioned only" }));
+    defs.append(el("li", {}, el("span", { class: "note", text: term.note || "" })));
+    for (const m of term.mentioned_in || []) {
+      defs.append(el("li", {}, el("span", { class: "src", text: `提及 · 来源 ${m.source} · 第 ${m.line} 行` }),
+        el("span", { text: m.sentence })));
+    }
   }
   const graphWrap = el("div", { class: "graph-wrap" }, el("h3", { text: "邻近术语 · Neighbourhood" }));
   const ask = el("p", {},

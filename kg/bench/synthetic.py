@@ -179,7 +179,7 @@ def synthetic_corpus(n: int, base_terms: Sequence[Term], *, seed: int = 0) -> Sy
     """A deterministic corpus of *n* terms: the real *base_terms* first, then synthetic ones."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    real = sorted(base_terms, key=lambda t: t.id)
+    real = sorted((t for t in base_terms if t.defined), key=lambda t: t.id)  # mentioned-only: no text
     if not real:
         raise ValueError("synthetic corpora recombine real terms: base_terms is empty")
     rng = random.Random(seed)

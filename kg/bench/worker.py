@@ -84,6 +84,10 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     result = build_graph()
     timings["graph_s"] = time.perf_counter() - t0
+    # the search indexes hold defined terms only (mentioned-only nodes have no text to search)
+    result.terms = [t for t in result.terms if t.defined]
+    kept = {t.id for t in result.terms}
+    result.edges = [e for e in result.edges if e.source in kept and e.target in kept]
     if args.corpus == "synthetic":
         from kg.bench.synthetic import passage_vectors, synthetic_corpus
 

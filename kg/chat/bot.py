@@ -27,6 +27,7 @@ No language model is involved: every sentence is a template around quoted graph 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_for_remedy, decide
@@ -40,6 +41,7 @@ from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
+from kg.chat.shapes.mentioned import mentioned_subject, not_defined
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -58,12 +60,22 @@ def answer(
     t0 = time.perf_counter()
     if context is not None:
         context.follow_ids(glossary.current_id)  # a session saved before a rebuild
+    # the pipeline reasons over defined terms; mentioned-only nodes are looked at only to say that
+    # a name the question is about is not defined (kg/chat/shapes/mentioned.py)
+    full, glossary = glossary, glossary.defined_view()
     linker = linker_for(glossary, engine)
     q = normalize(question, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
     ctx = Ctx(
-        glossary, linker, parsed, analysis, detect_lang(parsed, analysis), context, warnings=list(q.warnings)
+        glossary,
+        linker,
+        parsed,
+        analysis,
+        detect_lang(parsed, analysis),
+        context,
+        warnings=list(q.warnings),
+        full=full,
     )
     resolve_reference(ctx)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
@@ -85,7 +97,10 @@ def answer(
         near_of=lambda t: set(glossary.neighbours(t)),
     )
     action = ctx.decision.action
-    if action == "clarify":
+    subject = mentioned_subject(full, ctx) if action != "clarify" else None
+    if subject is not None:
+        result = not_defined(ctx, full, subject)
+    elif action == "clarify":
         result = clarify(ctx)
     elif action == "refuse":
         result = refuse(ctx, "out_of_domain" if parsed.matched or not ctx.analysis.spans else "unknown")
@@ -95,12 +110,18 @@ def answer(
     result.mentioned = list(ctx.retrieval.named)
     d = ctx.decision
     result.decision = {
-        "action": d.action,
-        "reason": d.reason,
+        "action": d.action if subject is None else "answer",
+        "reason": d.reason if subject is None else "mentioned_only",
         "probability": None if d.probability is None else round(d.probability, 4),
         "candidate": d.candidate,
     }
     result.took_ms = round((time.perf_counter() - t0) * 1000.0, 3)
     if context is not None:
-        context.record(result, used_context=ctx.used_context)
+        # a name the glossary only mentions is no topic a pronoun can come back to
+        kept = replace(
+            result,
+            terms=[x for x in result.terms if x in glossary],
+            focus=[x for x in result.focus if x in glossary],
+        )
+        context.record(kept, used_context=ctx.used_context)
     return result

@@ -57,6 +57,9 @@ class Ctx:
     focus: list[str] = field(default_factory=list)
     retrieval: Retrieval | None = None
     decision: Decision | None = None
+    # the whole graph, mentioned-only nodes included (``glossary`` is its defined view): for saying
+    # that a name is mentioned but not defined (kg/chat/shapes/mentioned.py)
+    full: Glossary | None = None
 
     @property
     def in_domain(self) -> bool:

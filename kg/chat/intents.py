@@ -81,7 +81,11 @@ _ORDINAL_ZH = re.compile(
     r"第(?P<n>[一二三四五12345])(?:个|种|项|者|款|条)|(?P<first>前一个|前一种|头一个)|(?P<last>后一个|后一种|最后一个|最后那个)"
 )
 _ORDINAL_EN = re.compile(
-    r"\bthe (?:(?P<n>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)|(?P<last>last|latter))(?: one| option| term| item)?\b"
+    r"\bthe (?:(?P<n>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)|(?P<last>last|latter))"
+    # a pronoun only as "the second one" or standing alone ("tell me about the first"), not as
+    # the determiner of another noun ("who won the last Super Bowl")
+    r"(?:(?: one| option| term| item)\b|(?=\s*(?:[?.!,;:)]|$|\s(?:is|was|does|do|did|has|have|had|use|uses|"
+    r"and|or|in|of|for|to|with|mean|means|stand|stands|again|then|please)\b)))"
 )
 _ORDINAL_INDEX = {
     "一": 0,

@@ -24,7 +24,7 @@ Intent = Literal[
     "unknown",
 ]
 INTENTS: tuple[str, ...] = get_args(Intent)
-CitationKind = Literal["definition", "note", "edge"]
+CitationKind = Literal["definition", "note", "edge", "mention"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Citation:
     """One quoted piece of the graph that a statement of the answer rests on.
 
     ``quote`` is the graph's text verbatim: a definition, a definition's note (001's
-    "在推理系统里看什么" column) or an edge's evidence. ``term_id`` is the term the quoted
+    "在推理系统里看什么" column), an edge's evidence, or (``mention``) a sentence that mentions a
+    name the glossary does not define (:mod:`kg.mentioned`). ``term_id`` is the term the quoted
     statement is about (for an edge: the other end, the term the answer line names);
     ``source``/``line`` locate the quote in ``corpus/sources``. ``marker`` is the number
     the answer text cites as ``[n]``.

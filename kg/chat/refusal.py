@@ -367,6 +367,7 @@ def fit_refusal_model(
     The fit is deterministic, so a fit on the packaged data is cached (keyed by the data, this
     code, the graph and the encoder): rebuilding the same corpus does not train again.
     """
+    glossary = glossary.defined_view()  # the graph the chat pipeline reasons over (kg/chat/bot.py)
     key = _cache_key(glossary, engine) if examples is None else None
     if key is not None:
         cached = _cache_dir() / f"{key}.json"

@@ -15,12 +15,17 @@ The export document::
       "nodes": [{                        # one per concept
         "id": "time-to-first-token",
         "labels": {"en": "Time to first token", "zh": "首 token 延迟"},   # either may be missing
+        "label_origin": {"en": "source", "zh": "source"},  # or "rule" / "editorial" (overlay)
+        "editorial_names": [],           # names (any kind) only an editorial decision gives
         "aliases": ["首 token 时间", "time-to-first-token"],
         "abbreviations": ["TTFT"],
         "definitions": [{"lang": "zh", "text": "...", "source": "002",
                          "section": "性能与指标", "line": 19, "note": None}],
         "categories": ["metrics"],       # category ids
-        "sources": ["000", "001", "002", "004"]}],                        # source ids
+        "categories_inferred": False,    # True: voted, see "category_inference"
+        "sources": ["000", "001", "002", "004"],                          # source ids
+        "kind": "defined"}],             # or "mentioned": no definitions, and instead
+                                         # "mentioned_in": [{"source", "line", "sentence", "term"}]
       "edges": [{
         "source": "time-to-first-token", "target": "prefill",
         "type": "related_to",            # or "confused_with" (symmetric, listed once per pair)

@@ -50,6 +50,24 @@ def labels(node: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in (node.get("labels") or {}).items() if v}
 
 
+def label_origin(node: Mapping[str, Any]) -> dict[str, str]:
+    """Who gave each of the node's labels: ``source``, ``rule`` or ``editorial`` (a decision of
+    ``corpus/overlay.json``); a label without a recorded origin is the source's."""
+    recorded = node.get("label_origin") or {}
+    return {lang: str(recorded.get(lang) or "source") for lang in labels(node)}
+
+
+def editorial_labels(node: Mapping[str, Any]) -> dict[str, str]:
+    """The labels an editorial decision gave (no source names the term so), by language."""
+    lab = labels(node)
+    return {lang: lab[lang] for lang, origin in label_origin(node).items() if origin == "editorial"}
+
+
+def editorial_names(node: Mapping[str, Any]) -> list[str]:
+    """Every name only an editorial decision gives: labels, abbreviations and aliases."""
+    return strings([*editorial_labels(node).values(), *(node.get("editorial_names") or [])])
+
+
 def display_label(node: Mapping[str, Any], prefer: str = "en") -> str:
     """One label for display: *prefer*'s label, else the other language's, else the id."""
     lab = labels(node)
@@ -142,3 +160,22 @@ def category_labels(doc: ExportDoc) -> dict[str, dict[str, str]]:
         str(c["id"]): {str(k): str(v) for k, v in (c.get("labels") or {}).items() if v}
         for c in doc.get("categories") or []
     }
+
+
+def kind(node: Mapping[str, Any]) -> str:
+    """``defined`` (a source defines the node) or ``mentioned`` (definitions only mention it)."""
+    return str(node.get("kind") or "defined")
+
+
+def mentions(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The sentences that mention a ``mentioned`` node (``source``, ``line``, ``sentence``, ``term``)."""
+    return [m for m in node.get("mentioned_in") or [] if m.get("sentence")]
+
+
+def mentioned_note(node: Mapping[str, Any], lang: str = "en") -> str:
+    """The one sentence every export writes on a mentioned node instead of a definition."""
+    n = len(mentions(node))
+    name = display_label(node, lang)
+    if lang == "zh":
+        return f"{name} 不是词表中定义的术语，只在 {n} 句来源文字中被提到。"
+    return f"{name} is not defined in the glossary; it is only mentioned, in {n} sentence{'s' * (n != 1)} of the sources."

@@ -12,7 +12,19 @@ from kg.export._common import ExportDoc
 _TOP = ("format", "version", "sources", "categories", "nodes", "edges")
 _SOURCE = ("id", "file", "title", "language", "description")
 _CATEGORY = ("id", "labels")
-_NODE = ("id", "labels", "aliases", "abbreviations", "definitions", "categories", "sources")
+_NODE = (
+    "id",
+    "kind",
+    "labels",
+    "label_origin",
+    "aliases",
+    "abbreviations",
+    "definitions",
+    "categories",
+    "sources",
+    "mentioned_in",
+)
+_MENTION = ("source", "line", "sentence", "term")
 _DEFINITION = ("lang", "text", "source", "section", "line", "note")
 _EDGE = ("source", "target", "type", "evidence", "origin", "doc", "line")
 _LABELS = ("en", "zh")
@@ -57,6 +69,8 @@ def canonical(doc: ExportDoc) -> dict[str, Any]:
                 node["labels"] = _ordered(n["labels"] or {}, _LABELS)
             if "definitions" in node:
                 node["definitions"] = _each(n["definitions"], _DEFINITION)
+            if "mentioned_in" in node:
+                node["mentioned_in"] = _each(n["mentioned_in"], _MENTION)
             nodes.append(node)
         out["nodes"] = nodes
     if "edges" in doc:

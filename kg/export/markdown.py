@@ -4,11 +4,16 @@ Layout: a title, one ``##`` section per category (sorted by category label; term
 category go to a last "Uncategorised" section), then per term, sorted by label:
 
 * ``### <a id="ID"></a>**English · 中文**`` — the anchor other entries link to;
-* an "Abbreviations: … · Aliases: …" line;
+* an "Abbreviations: … · Aliases: …" line, and "Editorial name: …" for the names no source
+  gives (``label_origin: editorial`` and ``editorial_names``, decisions of ``corpus/overlay.json``);
 * one bullet per definition (document order), ending with its source id in brackets, linked to the source
   list at the end of the page (``[[002](#source-002)]``);
 * "Related:" and "Often confused with:" lines linking to the other terms' anchors
   (both edge directions, see :func:`kg.export._common.neighbours`).
+
+Names the definitions only mention (``kind: "mentioned"``, :mod:`kg.mentioned`) are not terms of
+any category: they come in a last section, "Mentioned, not defined", each with a line saying it
+is not defined in the glossary and the quoted sentences that mention it (never as definitions).
 
 A term in several categories is written once, under its first category; the other
 sections list it under "See also". Text from the document is escaped (:func:`escape`) so
@@ -27,6 +32,10 @@ from kg.export._common import (
     ExportDoc,
     bilingual_label,
     category_labels,
+    editorial_names,
+    kind,
+    mentioned_note,
+    mentions,
     neighbours,
     nodes,
     ordered_langs,
@@ -36,6 +45,7 @@ from kg.export._common import (
 
 DEFAULT_TITLE = "Glossary · 术语表"
 UNCATEGORISED = "Uncategorised · 未分类"
+MENTIONED = "Mentioned, not defined · 仅被提及、未定义"
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#])")
 _BLOCK_START = re.compile(r"^(\d*)([-+=.)])")
@@ -99,6 +109,9 @@ def _term_block(
         names.append("Abbreviations: " + ", ".join(escape(a) for a in abbrs))
     if aliases:
         names.append("Aliases: " + ", ".join(escape(a) for a in aliases))
+    editorial = editorial_names(node)
+    if editorial:
+        names.append("Editorial name: " + ", ".join(escape(n) for n in editorial))
     if names:
         lines += [" · ".join(names), ""]
     bullets = []
@@ -122,10 +135,42 @@ def _term_block(
     return lines
 
 
+def _mentioned_block(
+    node: Mapping[str, Any],
+    index: Mapping[str, Mapping[str, Any]],
+    related: list[str],
+    confused: list[str],
+    source_anchor: Mapping[str, str],
+) -> list[str]:
+    """A mentioned-only name: the note that it is not defined, then the sentences quoted."""
+    nid = str(node["id"])
+    lines = [f"### {anchor(nid)}**{escape(bilingual_label(node))}**", "", escape(mentioned_note(node)), ""]
+    bullets = []
+    for m in mentions(node):
+        text = f"“{escape(m['sentence'])}”"
+        src = str(m.get("source") or "")
+        target = source_anchor.get(src)
+        if src:
+            text += f" [[{escape(src)}]({fragment(target)})]" if target else f" \\[{escape(src)}\\]"
+        owner = str(m.get("term") or "")
+        if owner in index:
+            text += f" — in {_link(index[owner])}"
+        bullets.append(f"- {text}")
+    if bullets:
+        lines += [*bullets, ""]
+    if related:
+        lines += ["Related: " + ", ".join(_link(index[r]) for r in related), ""]
+    if confused:
+        lines += ["Often confused with: " + ", ".join(_link(index[c]) for c in confused), ""]
+    return lines
+
+
 def to_markdown(doc: ExportDoc, title: str = DEFAULT_TITLE) -> str:
     """The glossary as one Markdown page (see the module docstring for the layout)."""
-    terms = nodes(doc)
-    index = {str(n["id"]): n for n in terms}
+    everything = nodes(doc)
+    index = {str(n["id"]): n for n in everything}
+    terms = [n for n in everything if kind(n) == "defined"]
+    only_mentioned = [n for n in everything if kind(n) != "defined"]
     cats = category_labels(doc)
     links = neighbours(doc)
     source_anchor = _source_anchors(doc, set(index))
@@ -152,7 +197,10 @@ def to_markdown(doc: ExportDoc, title: str = DEFAULT_TITLE) -> str:
         section_ids.append("")
 
     out = [f"# {escape(title)}", ""]
-    out += [f"{len(terms)} terms · {len(section_ids)} sections", ""]
+    counts = f"{len(terms)} terms · {len(section_ids)} sections"
+    if only_mentioned:
+        counts += f" · {len(only_mentioned)} names mentioned but not defined"
+    out += [counts, ""]
     for cid in section_ids:
         out += [f"## {escape(cat_title(cid)) if cid else escape(UNCATEGORISED)}", ""]
         for n in sorted(home.get(cid, []), key=sort_key):
@@ -160,6 +208,12 @@ def to_markdown(doc: ExportDoc, title: str = DEFAULT_TITLE) -> str:
             out += _term_block(n, index, links[nid].related, links[nid].confused_with, source_anchor)
         if also.get(cid):
             out += ["See also: " + ", ".join(_link(n) for n in sorted(also[cid], key=sort_key)), ""]
+
+    if only_mentioned:
+        out += [f"## {escape(MENTIONED)}", ""]
+        for n in sorted(only_mentioned, key=sort_key):
+            nid = str(n["id"])
+            out += _mentioned_block(n, index, links[nid].related, links[nid].confused_with, source_anchor)
 
     sources = list(doc.get("sources") or [])
     if sources:

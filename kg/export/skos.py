@@ -10,13 +10,20 @@ Modelling (IRIs for ``base="https://glossary-kg.local/term/"``):
   ``skos:altLabel`` for every alias and abbreviation, tagged by script (Chinese characters →
   ``@zh``, else ``@en``; a name equal to a prefLabel is not repeated, SKOS S13), and each
   abbreviation again as a plain ``gkg:abbreviation`` literal. ``dcterms:source`` links the
-  concept to the source glossaries it comes from.
+  concept to the source glossaries it comes from. ``gkg:labelOrigin`` gives, per label, who
+  gave it as ``"lang:origin"`` (``en:editorial`` for a name of ``corpus/overlay.json``, else
+  ``source`` or ``rule``), and ``gkg:editorialName`` repeats, language-tagged, every name only
+  an editorial decision gives (labels, abbreviations, aliases).
 * Definitions, twice: a language-tagged ``skos:definition`` literal for plain SKOS consumers,
   and, for provenance, a reified ``gkg:Definition`` resource
   ``<scheme/definition/ID.N>`` linked by ``gkg:hasDefinition`` with ``rdf:value`` (same literal),
   ``dcterms:source`` (the source glossary), ``gkg:section``, ``gkg:line`` and ``skos:note``.
   IRIs rather than blank nodes keep the output deterministic and addressable; they share one
   namespace because rdflib's prefix lookup is quadratic in the number of distinct namespaces.
+* ``gkg:kind`` on every concept: ``defined``, or ``mentioned`` for a name the definitions only
+  mention (:mod:`kg.mentioned`). A mentioned concept has no ``skos:definition``: a
+  ``skos:scopeNote`` (``@en`` and ``@zh``) says it is not defined in the glossary, and each
+  sentence that mentions it is a ``skos:example``.
 * Source glossaries: ``<scheme/source/ID>``, ``dcterms:BibliographicResource`` with
   ``dcterms:identifier``, ``dcterms:title``, ``dcterms:language``, ``dcterms:description``,
   ``gkg:file``.
@@ -45,7 +52,12 @@ from rdflib.namespace import DCTERMS, OWL, RDFS, SKOS, XSD
 from kg.export._common import (
     ExportDoc,
     category_labels,
+    editorial_names,
+    kind,
+    label_origin,
     labels,
+    mentioned_note,
+    mentions,
     nodes,
     script_lang,
     strings,
@@ -102,7 +114,31 @@ _VOCABULARY: tuple[tuple[URIRef, tuple[URIRef, ...], str, str, str], ...] = (
         "Section of the source glossary the definition appears in.",
     ),
     (GKG.line, (OWL.DatatypeProperty,), "line", "行号", "Line number of the definition in the source file."),
+    (
+        GKG.editorialName,
+        (OWL.DatatypeProperty,),
+        "editorial name",
+        "编辑补充的名称",
+        "A name of the concept that no source gives: an editorial decision of the glossary.",
+    ),
+    (
+        GKG.labelOrigin,
+        (OWL.DatatypeProperty,),
+        "label origin",
+        "名称来源",
+        'Who gave a prefLabel, as "lang:origin": source, rule (read from the sources\' text) or '
+        "editorial (an editorial decision; no source names the concept so).",
+    ),
     (GKG.file, (OWL.DatatypeProperty,), "file", "文件", "File name of a source glossary."),
+    (
+        GKG.kind,
+        (OWL.DatatypeProperty,),
+        "node kind",
+        "节点类型",
+        "'defined' (a source glossary defines the concept) or 'mentioned' (definitions only mention "
+        "the name: it has no skos:definition, a skos:scopeNote says so and skos:example quotes the "
+        "sentences that mention it).",
+    ),
 )
 
 
@@ -141,6 +177,10 @@ def _add_concept(g: Graph, node: Mapping[str, Any], iri: URIRef, scheme: URIRef,
     pref = labels(node)
     for lang, text in pref.items():
         g.add((iri, SKOS.prefLabel, Literal(text, lang=lang)))
+    for lang, origin in label_origin(node).items():
+        g.add((iri, GKG.labelOrigin, Literal(f"{lang}:{origin}")))
+    for name in editorial_names(node):
+        g.add((iri, GKG.editorialName, Literal(name, lang=script_lang(name))))
     for name in [*strings(node.get("abbreviations")), *strings(node.get("aliases"))]:
         lang = script_lang(name)
         if pref.get(lang) != name:
@@ -149,6 +189,12 @@ def _add_concept(g: Graph, node: Mapping[str, Any], iri: URIRef, scheme: URIRef,
         g.add((iri, GKG.abbreviation, Literal(abbr)))
     for sid in strings(node.get("sources")):
         g.add((iri, DCTERMS.source, source_iri(sid)))
+    g.add((iri, GKG.kind, Literal(kind(node))))
+    if kind(node) == "mentioned":  # never a definition: a scope note and the sentences as examples
+        g.add((iri, SKOS.scopeNote, Literal(mentioned_note(node, "en"), lang="en")))
+        g.add((iri, SKOS.scopeNote, Literal(mentioned_note(node, "zh"), lang="zh")))
+        for m in mentions(node):
+            g.add((iri, SKOS.example, Literal(str(m["sentence"]), lang=script_lang(str(m["sentence"])))))
     defs = [d for d in node.get("definitions") or [] if d.get("text")]
     for n, d in enumerate(defs, start=1):
         text = Literal(str(d["text"]), lang=str(d.get("lang") or "und"))
@@ -259,8 +305,9 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
     """Parse SKOS written by this module back into plain data, keyed by node id.
 
     Each concept maps to ``{"uri", "prefLabels": {lang: [..]}, "altLabels": {lang: [..]},
-    "abbreviations", "definitions": [{"lang", "text", "source", "section", "line"}],
-    "related", "confusedWith", "collections", "inScheme"}`` (lists sorted). ``confusedWith``
+    "abbreviations", "labelOrigin": {lang: origin}, "editorialNames", "definitions": [{"lang", "text", "source", "section", "line"}],
+    "related", "confusedWith", "collections", "inScheme", "kind", "scopeNotes", "examples"}``
+    (lists sorted). ``confusedWith``
     reads ``gkg:confusedWith`` in both directions, as the property is symmetric; ``related``
     lists only the ``skos:related`` triples actually present.
     """
@@ -301,6 +348,10 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
             "prefLabels": {k: sorted(v) for k, v in pref.items()},
             "altLabels": {k: sorted(v) for k, v in alt.items()},
             "abbreviations": sorted(str(a) for a in g.objects(concept, GKG.abbreviation)),
+            "editorialNames": sorted(str(n) for n in g.objects(concept, GKG.editorialName)),
+            "labelOrigin": dict(
+                sorted(str(o).partition(":")[::2] for o in g.objects(concept, GKG.labelOrigin))
+            ),
             "definitions": sorted(defs, key=lambda d: (str(d["lang"]), str(d["text"]))),
             "skosDefinitions": sorted(
                 (getattr(d, "language", None) or "", str(d)) for d in g.objects(concept, SKOS.definition)
@@ -308,6 +359,9 @@ def read_skos(text: str, format: str = "turtle") -> dict[str, dict[str, Any]]:
             "related": sorted(_key(g, r) for r in g.objects(concept, SKOS.related)),
             "confusedWith": sorted(_key(g, c) for c in confused),
             "collections": sorted(_key(g, c) for c in g.subjects(SKOS.member, concept)),
+            "kind": str(g.value(concept, GKG.kind) or "defined"),
+            "scopeNotes": sorted(str(n) for n in g.objects(concept, SKOS.scopeNote)),
+            "examples": sorted(str(x) for x in g.objects(concept, SKOS.example)),
             "inScheme": sorted(str(s) for s in g.objects(concept, SKOS.inScheme)),
         }
     return out

@@ -25,6 +25,9 @@ Modelling (checked against the LTAC TBX-Basic dialect schemas, RNG + Schematron)
   termType, so aliases are ``variant`` (not ``synonym``, which a TBX-Basic validator rejects);
   being admitted (not preferred) terms of the same concept already makes them synonyms.
   A name already written in that langSec is not repeated (label > abbreviation > alias).
+* A name no source gives as the term's own carries ``<note>origin: editorial</note>`` in its
+  termSec (a decision of ``corpus/overlay.json``: ``label_origin`` / ``editorial_names``), a
+  label a name rule read ``<note>origin: rule</note>`` (TBX-Basic allows a note there).
 * Definitions: ``<descripGrp><descrip type="definition">…</descrip><admin type="source">ID``
   ``</admin>[<note>…</note>]</descripGrp>`` in the langSec of the definition's language. A
   langSec must hold at least one term, so a definition in a language without terms goes to the
@@ -36,6 +39,10 @@ Modelling (checked against the LTAC TBX-Basic dialect schemas, RNG + Schematron)
   the text: ``related_to`` → the other term's label; ``confused_with`` → ``"confused with: "`` +
   the label (:data:`CONFUSED_PREFIX`), which any TBX tool shows as-is.
 * A node with no name at all gets one ``en`` term: its id (TBX needs a term per concept).
+* A ``mentioned`` node (a name definitions only mention, :mod:`kg.mentioned`) has no definition:
+  a concept-level ``<note>`` says it is not defined in the glossary, and each sentence that
+  mentions it is a ``<descrip type="context">`` (with ``xml:lang`` and its ``admin`` source) on
+  its first term — TBX-Basic's own category for a sentence that uses a term.
 """
 
 from __future__ import annotations
@@ -49,7 +56,12 @@ from kg.export._common import (
     ExportDoc,
     category_labels,
     display_label,
+    editorial_names,
+    kind,
+    label_origin,
     labels,
+    mentioned_note,
+    mentions,
     neighbours,
     nodes,
     ordered_langs,
@@ -61,6 +73,7 @@ TBX_NS = "urn:iso:std:iso:30042:ed-2"
 TBX_NS_V3 = "urn:iso:std:iso:30042:ed:3.0"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CONFUSED_PREFIX = "confused with: "
+ORIGIN_NOTE = "origin: "
 
 TERM_TYPES = {"label": "fullForm", "abbreviation": "acronym", "alias": "variant"}
 STATUS = {
@@ -161,25 +174,47 @@ def to_tbx(doc: ExportDoc, title: str = "glossary-kg", namespace: str = TBX_NS) 
             lab = cats.get(cid, {})
             _sub(entry, "descrip", lab.get("en") or lab.get("zh") or cid, type="subjectField")
         names = _names_by_lang(node)
+        origins = label_origin(node)
+        editorial = set(editorial_names(node))
         defs = [d for d in node.get("definitions") or [] if d.get("text")]
         for d in defs:
             if d.get("lang") not in names:
                 _definition_grp(entry, d, lang=str(d.get("lang") or "und"))
+        if kind(node) == "mentioned":
+            _sub(entry, "note", mentioned_note(node))
         for other in links[nid].related:
             _sub(entry, "ref", display_label(index[other]), type="crossReference", target=xml_id(other))
         for other in links[nid].confused_with:
             text = CONFUSED_PREFIX + display_label(index[other])
             _sub(entry, "ref", text, type="crossReference", target=xml_id(other))
+        first_lang = next(iter(names))
         for lang, terms in names.items():
             sec = _sub(entry, "langSec", **{XML_LANG: lang})
             for d in defs:
                 if d.get("lang") == lang:
                     _definition_grp(sec, d)
-            for text, kind in terms:
+            for i, (text, name_kind) in enumerate(terms):
                 term_sec = _sub(sec, "termSec")
                 _sub(term_sec, "term", text)
-                _sub(term_sec, "termNote", TERM_TYPES[kind], type="termType")
-                _sub(term_sec, "termNote", STATUS[kind], type="administrativeStatus")
+                _sub(term_sec, "termNote", TERM_TYPES[name_kind], type="termType")
+                _sub(term_sec, "termNote", STATUS[name_kind], type="administrativeStatus")
+                if i == 0 and lang == first_lang:
+                    for m in mentions(node):  # the sentences that use the name: TBX's "context"
+                        grp = _sub(term_sec, "descripGrp")
+                        _sub(
+                            grp,
+                            "descrip",
+                            m["sentence"],
+                            type="context",
+                            **{XML_LANG: script_lang(m["sentence"])},
+                        )
+                        if m.get("source"):
+                            _sub(grp, "admin", m["source"], type="source")
+                origin = origins.get(lang, "source") if name_kind == "label" else "source"
+                if text in editorial:
+                    origin = "editorial"
+                if origin != "source":
+                    _sub(term_sec, "note", ORIGIN_NOTE + origin)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -222,8 +257,9 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
     """Parse TBX written by :func:`to_tbx` (or similar TBX v3 DCA) back into plain data.
 
     Returns ``{concept_id: {"labels": {lang: [term, ...]}, "terms": [{"lang", "term",
-    "termType", "status"}], "definitions": [{"lang", "text", "source", "note"}],
-    "refs": [{"target", "type", "text"}], "subjectFields": [...]}}``. Concept ids are node ids
+    "termType", "status", "origin"}], "definitions": [{"lang", "text", "source", "note"}],
+    "refs": [{"target", "type", "text"}], "subjectFields": [...], "notes": [...], "contexts":
+    [{"text", "source"}]}}``. Concept ids are node ids
     (:func:`node_id` undoes :func:`xml_id`); ``refs[].type`` is ``confused_with`` when the text
     starts with :data:`CONFUSED_PREFIX`, else ``related_to``. Namespaces are ignored.
     """
@@ -235,7 +271,15 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
         if _local(entry.tag) != "conceptEntry":
             continue
         cid = node_id(entry.get("id") or f"entry-{len(out) + 1}")
-        rec: dict[str, Any] = {"labels": {}, "terms": [], "definitions": [], "refs": [], "subjectFields": []}
+        rec: dict[str, Any] = {
+            "labels": {},
+            "terms": [],
+            "definitions": [],
+            "refs": [],
+            "subjectFields": [],
+            "notes": [_text(n) for n in _children(entry, "note")],
+            "contexts": [],
+        }
         rec["subjectFields"] = [
             _text(d) for d in _children(entry, "descrip") if d.get("type") == "subjectField"
         ]
@@ -258,6 +302,18 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
                     continue
                 term = _text(terms[0])
                 notes = {n.get("type"): _text(n) for n in _children(term_sec, "termNote")}
+                origin = [
+                    _text(n)[len(ORIGIN_NOTE) :]
+                    for n in _children(term_sec, "note")
+                    if _text(n).startswith(ORIGIN_NOTE)
+                ]
+                for grp in _children(term_sec, "descripGrp"):
+                    src = [_text(a) for a in _children(grp, "admin") if a.get("type") == "source"]
+                    rec["contexts"] += [
+                        {"text": _text(d), "source": src[0] if src else None}
+                        for d in _children(grp, "descrip")
+                        if d.get("type") == "context"
+                    ]
                 rec["labels"].setdefault(lang, []).append(term)
                 rec["terms"].append(
                     {
@@ -265,6 +321,7 @@ def read_tbx(text: str) -> dict[str, dict[str, Any]]:
                         "term": term,
                         "termType": notes.get("termType"),
                         "status": notes.get("administrativeStatus"),
+                        "origin": origin[0] if origin else "source",
                     }
                 )
         out[cid] = rec

@@ -11,15 +11,24 @@ key                          read as
 ``nodes[].definitions``      definitions: ``text``, ``source`` (kept as the definition's source),
                              ``note``; ``lang``, ``section`` and ``line`` are recomputed
 ``nodes[].categories``       topic ids
+``nodes[].label_origin``     ``{"en": …, "zh": …}``: who gave each label, ``source``, ``rule`` or
+                             ``editorial`` (:class:`kg.model.Name`)
+``nodes[].editorial_names``  names of the node only an editorial decision gives
+``nodes[].kind``             ``defined``, or ``mentioned``: a name definitions only mention, not an
+                             entry (the build finds such names itself, :mod:`kg.imports.records`);
+                             an edge to or from it is not read either (both reported in ``skipped``)
 ``edges[]``                  ``source`` states the edge to ``target`` (node ids of the file), with its
-                             ``type``, and its ``evidence`` and ``origin`` when given
+                             ``type``; each of its ``items`` (``text``, ``origin``, ``subject``: the
+                             end whose text states it) is one statement of the edge, else its
+                             ``evidence`` and ``origin`` are
 ===========================  =====================================================================
 
 Every other key the export writes (``format``, ``version``, ``sources``, ``categories``,
-``id_aliases``, a node's ``sources``, ``entries``, ``categories_inferred``, an edge's ``doc``,
-``line``, ``items``) is accepted and not read: the build recomputes them. Any other key is an error,
-as are a value of the wrong type, a node id given twice and an edge whose end is not a node;
-each error names the line and the key path (``nodes[3].labels``).
+``id_aliases``, a node's ``sources``, ``entries``, ``categories_inferred``,
+``category_inference``, ``mentioned_in``, an edge's and an item's ``doc`` and ``line``) is
+accepted and not read: the build recomputes them. Any other key is an error, as are a value of
+the wrong type, a node id given twice and an edge whose end is not a node; each error names the
+line and the key path (``nodes[3].labels``).
 """
 
 from __future__ import annotations
@@ -27,8 +36,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kg.imports.records import Definition, Record, Statement, one_line, to_parsed
-from kg.model import EDGE_TYPES, ParsedSource
+from kg.imports.records import (
+    TO_MENTIONED,
+    Definition,
+    Record,
+    Statement,
+    entry_kind,
+    name_origin,
+    one_line,
+    to_parsed,
+)
+from kg.model import EDGE_TYPES, ParsedSource, ParseIssue
 from kg.parsers.common import SourceError
 from kg.parsers.jsonpos import line_of, value_lines
 
@@ -43,9 +61,15 @@ NODE_KEYS = (
     "categories_inferred",
     "sources",
     "entries",
+    "label_origin",
+    "editorial_names",
+    "category_inference",
+    "kind",
+    "mentioned_in",
 )
 DEFINITION_KEYS = ("lang", "text", "source", "section", "line", "note")
 EDGE_KEYS = ("source", "target", "type", "evidence", "origin", "doc", "line", "items")
+ITEM_KEYS = ("text", "origin", "doc", "line", "subject")
 
 Path_ = tuple[str | int, ...]
 
@@ -116,14 +140,30 @@ def parse_json(text: str, source: str, file: str = "") -> ParsedSource:
             raise doc.fail((*path, "id"), f"duplicate id {nid!r} (first on line {by_id[nid].line})")
         by_id[nid] = r
         labels = doc.keys(node.get("labels") or {}, (*path, "labels"), ("en", "zh"))
+        origins = doc.keys(node.get("label_origin") or {}, (*path, "label_origin"), ("en", "zh"))
         for lang in ("en", "zh"):
             if lang in labels:
                 value = doc.string(labels[lang], (*path, "labels", lang))
+                opath = (*path, "label_origin", lang)
+                origin = name_origin(
+                    doc.string(origins.get(lang), opath) or "",
+                    _where(opath),
+                    file,
+                    line_of(doc.lines, *opath),
+                )
                 if value:
-                    r.add_name(value, "label", f"{_where(path)}.labels.{lang}", file)
+                    r.add_name(value, "label", f"{_where(path)}.labels.{lang}", file, origin=origin)
         for key, kind in (("abbreviations", "abbr"), ("aliases", "alias")):
             for value in doc.strings(node.get(key), (*path, key)):
                 r.add_name(value, kind, f"{_where(path)}.{key}", file)
+        epath = (*path, "editorial_names")
+        r.mark_editorial(
+            doc.strings(node.get("editorial_names"), epath), _where(epath), file, line_of(doc.lines, *epath)
+        )
+        kpath = (*path, "kind")
+        r.mentioned = entry_kind(
+            doc.string(node.get("kind"), kpath) or "", _where(kpath), file, line_of(doc.lines, *kpath)
+        )
         defs = node.get("definitions") or []
         if not isinstance(defs, list):
             raise doc.fail((*path, "definitions"), "must be a list of definitions")
@@ -142,32 +182,60 @@ def parse_json(text: str, source: str, file: str = "") -> ParsedSource:
                 )
         r.categories = doc.strings(node.get("categories"), (*path, "categories"))
         records.append(r)
+    skipped: list[ParseIssue] = []
     edges = top.get("edges") or []
     if not isinstance(edges, list):
         raise doc.fail(("edges",), "must be a list of edges")
     for k, edge in enumerate(edges):
-        path = ("edges", k)
-        edge = doc.keys(edge, path, EDGE_KEYS)
-        ends: list[str] = []
-        for end in ("source", "target"):
-            nid = doc.string(edge.get(end), (*path, end), optional=False) or ""
-            if nid not in by_id:
-                raise doc.fail((*path, end), f"{nid!r} is not the id of a node of this file")
-            ends.append(nid)
-        edge_type = edge.get("type")
-        if edge_type not in EDGE_TYPES:
-            raise doc.fail((*path, "type"), f"{edge_type!r} is not one of {', '.join(EDGE_TYPES)}")
-        evidence = doc.string(edge.get("evidence"), (*path, "evidence")) or ""
-        origin = doc.string(edge.get("origin"), (*path, "origin")) or ""
-        by_id[ends[0]].statements.append(
-            Statement(
-                edge_type,
-                "",
-                line_of(doc.lines, *path),
-                _where(path),
-                key=ends[1],
-                evidence=evidence,
-                origin=origin,
+        _read_edge(doc, ("edges", k), edge, by_id, source, skipped)
+    return to_parsed(records, source, file, skipped)
+
+
+def _read_edge(
+    doc: _Doc, path: Path_, edge: Any, by_id: dict[str, Record], source: str, skipped: list[ParseIssue]
+) -> None:
+    """The statements of one edge: one per evidence item (its subject states it), else the edge's
+    own evidence and origin, stated by its source."""
+    edge = doc.keys(edge, path, EDGE_KEYS)
+    ends: list[str] = []
+    for end in ("source", "target"):
+        nid = doc.string(edge.get(end), (*path, end), optional=False) or ""
+        if nid not in by_id:
+            raise doc.fail((*path, end), f"{nid!r} is not the id of a node of this file")
+        ends.append(nid)
+    edge_type = edge.get("type")
+    if edge_type not in EDGE_TYPES:
+        raise doc.fail((*path, "type"), f"{edge_type!r} is not one of {', '.join(EDGE_TYPES)}")
+    said: list[tuple[str, str, str, int]] = []  # (subject, evidence, origin, line)
+    items = edge.get("items") or []
+    if not isinstance(items, list):
+        raise doc.fail((*path, "items"), "must be a list of evidence items")
+    for j, item in enumerate(items):
+        ipath = (*path, "items", j)
+        item = doc.keys(item, ipath, ITEM_KEYS)
+        subject = doc.string(item.get("subject"), (*ipath, "subject")) or ends[0]
+        if subject not in ends:
+            raise doc.fail((*ipath, "subject"), f"{subject!r} is not an end of the edge")
+        said.append(
+            (
+                subject,
+                doc.string(item.get("text"), (*ipath, "text")) or "",
+                doc.string(item.get("origin"), (*ipath, "origin")) or "",
+                line_of(doc.lines, *ipath),
             )
         )
-    return to_parsed(records, source, file)
+    if not said:
+        evidence = doc.string(edge.get("evidence"), (*path, "evidence")) or ""
+        origin = doc.string(edge.get("origin"), (*path, "origin")) or ""
+        said.append((ends[0], evidence, origin, line_of(doc.lines, *path)))
+    mentioned = [nid for nid in ends if by_id[nid].mentioned]
+    if mentioned:
+        skipped.append(
+            ParseIssue(source, line_of(doc.lines, *path), f"{_where(path)}: {TO_MENTIONED}", mentioned[0])
+        )
+        return
+    for subject, evidence, origin, line in said:
+        other = ends[1] if subject == ends[0] else ends[0]
+        by_id[subject].statements.append(
+            Statement(edge_type, "", line, _where(path), key=other, evidence=evidence, origin=origin)
+        )

@@ -13,17 +13,25 @@ layouts:
 - a relation target that is an id of the file becomes that entry's first name; any other target
   is a name, resolved against the whole corpus when the graph is built (:mod:`kg.imports.resolve`);
 - an entry with several definitions (or categories) becomes one raw entry per definition, all
-  with the same names, so the merger joins them again.
+  with the same names, so the merger joins them again;
+- a name keeps the origin the file gives it (our exports' label origins and editorial names:
+  ``source``, ``rule`` or ``editorial``), so an imported export says who gave its names as the
+  original graph did;
+- an entry the file marks as *mentioned only* (our exports' ``kind: mentioned``, a name the
+  definitions only mention, :mod:`kg.mentioned`) is not an entry: the build finds those names
+  in the definitions itself, with the rules' edges to them. It is reported in ``skipped``, and
+  so is each relation the file states to or from it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from kg.ids import base_id
-from kg.model import Mention, Name, ParsedSource, ParseIssue, RawEntry, Term
+from kg.model import NAME_ORIGINS, Mention, Name, NameOrigin, ParsedSource, ParseIssue, RawEntry, Term
 from kg.parsers.common import SourceError, is_abbreviation, is_acronym_of, promote_labels
 from kg.textnorm import clean, fold, lang_of, name_key
 
@@ -81,9 +89,20 @@ class Record:
     definitions: list[Definition] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
+    # the file marks it as a name definitions only mention: not an entry (module docstring)
+    mentioned: bool = False
 
-    def add_name(self, text: str, kind: str, where: str, file: str, line: int | None = None) -> None:
-        """Add a name (its language follows its script); SourceError for an overlong one."""
+    def add_name(
+        self,
+        text: str,
+        kind: str,
+        where: str,
+        file: str,
+        line: int | None = None,
+        origin: NameOrigin = "source",
+    ) -> None:
+        """Add a name (its language follows its script) with who gave it; SourceError for an
+        overlong one."""
         text = clean(text)
         if not text:
             return
@@ -94,8 +113,42 @@ class Record:
                 f"{where}: a name of {len(text)} characters (at most {MAX_NAME_CHARS}): "
                 "is a definition in the wrong column?",
             )
-        self.names.append(Name(text, lang_of(text), kind))  # type: ignore[arg-type]
+        self.names.append(Name(text, lang_of(text), kind, origin))  # type: ignore[arg-type]
         self.where.setdefault(text, where)
+
+    def mark_editorial(self, names: list[str], where: str, file: str, line: int | None = None) -> None:
+        """Give the origin ``editorial`` to each of *names* (names of the entry, compared loosely);
+        SourceError for one the entry does not have."""
+        for text in names:
+            key = fold(clean(text))
+            hits = [k for k, n in enumerate(self.names) if fold(n.text) == key]
+            if not hits:
+                raise SourceError(file, line or self.line, f"{where}: {text!r} is not a name of the entry")
+            for k in hits:
+                n = self.names[k]
+                self.names[k] = Name(n.text, n.lang, n.kind, "editorial")
+
+
+def name_origin(value: str, where: str, file: str, line: int) -> NameOrigin:
+    """*value* as a name origin (``source``, ``rule``, ``editorial``; empty: ``source``)."""
+    value = value.strip()
+    if not value:
+        return "source"
+    if value not in NAME_ORIGINS:
+        raise SourceError(file, line, f"{where}: {value!r} is not one of {', '.join(NAME_ORIGINS)}")
+    return value  # type: ignore[return-value]
+
+
+#: What a file may say an entry is: a term it defines, or a name definitions only mention.
+KINDS = ("defined", "mentioned")
+
+
+def entry_kind(value: str, where: str, file: str, line: int) -> bool:
+    """Whether *value* (``defined``, ``mentioned``; empty: ``defined``) marks a mentioned-only entry."""
+    value = value.strip()
+    if value and value not in KINDS:
+        raise SourceError(file, line, f"{where}: {value!r} is not one of {', '.join(KINDS)}")
+    return value == "mentioned"
 
 
 def split_list(cell: str) -> list[str]:
@@ -175,7 +228,7 @@ def _tidy(names: list[Name]) -> list[Name]:
         if key in seen:
             continue
         seen.add(key)
-        out.append(Name(n.text, n.lang, kind))
+        out.append(Name(n.text, n.lang, kind, n.origin))
     if not any(n.kind in STRONG for n in out):
         out = promote_labels(out)
     return out
@@ -203,9 +256,21 @@ def to_parsed(
 ) -> ParsedSource:
     """Raw entries of *records* read from *file* (source id *source*); SourceError naming the line
     and the column or element for an entry without a name, an id given twice, a label or
-    abbreviation of two entries, or a relation to an id the file does not have."""
+    abbreviation of two entries, or a relation to an id the file does not have. Entries marked
+    mentioned only, and the relations to them, are left out and reported in ``skipped``."""
+    skipped = list(skipped or [])
+    only_mentioned = [r for r in records if r.mentioned]
+    for r in only_mentioned:
+        if r.definitions:
+            raise SourceError(
+                file,
+                r.definitions[0].line,
+                f"{r.what}: marked mentioned only (a name no entry defines), yet it has a definition",
+            )
+    records = [r for r in records if not r.mentioned]
     if not records:
-        raise SourceError(file, 1, "no entries found")
+        hint = f" (all {len(only_mentioned)} are marked mentioned only)" if only_mentioned else ""
+        raise SourceError(file, 1, f"no entries found{hint}")
     warnings: list[ParseIssue] = []
     by_key: dict[str, Record] = {}
     strong: dict[str, tuple[Record, str]] = {}
@@ -245,9 +310,10 @@ def to_parsed(
                     r.key,
                 )
             )
+    away = _mentioned_only(only_mentioned, by_key, strong, source, skipped)
     entries: list[RawEntry] = []
     for r in records:
-        mentions = [_mention(st, by_key, file) for st in r.statements]
+        mentions = [_mention(st, by_key, file) for st in r.statements if not away(st)]
         count = max(1, len(r.definitions), len(r.categories))
         for j in range(count):
             d = r.definitions[j] if j < len(r.definitions) else None
@@ -267,7 +333,52 @@ def to_parsed(
                     cites=d.cites if d else None,
                 )
             )
-    return ParsedSource(source=source, entries=entries, skipped=list(skipped or []), warnings=warnings)
+    return ParsedSource(source=source, entries=entries, skipped=skipped, warnings=warnings)
+
+
+MENTIONED_ONLY = (
+    "marked mentioned only (a name definitions only mention): not an entry; the build finds such "
+    "names in the definitions, with their edges (kg/mentioned.py)"
+)
+
+
+TO_MENTIONED = "a relation to an entry marked mentioned only: not read, the rules give its edges"
+
+
+def _mentioned_only(
+    only_mentioned: list[Record],
+    by_key: dict[str, Record],
+    strong: dict[str, tuple[Record, str]],
+    source: str,
+    skipped: list[ParseIssue],
+) -> Callable[[Statement], bool]:
+    """Report the entries marked mentioned only; the test of a statement that names one of them
+    (by its id, else by a label or abbreviation no entry has), reporting it when true."""
+    keys = {r.key for r in only_mentioned if r.key is not None}
+    names: set[str] = set()
+    for r in only_mentioned:
+        skipped.append(
+            ParseIssue(source, r.line, f"{r.what}: {MENTIONED_ONLY}", _first_name(r) if r.names else "")
+        )
+        names.update(name_key(n.text) for n in r.names if n.kind in STRONG)
+
+    def away(st: Statement) -> bool:
+        if st.key is not None and st.key in by_key:
+            return False
+        key = name_key(st.target) if st.target else ""
+        if (st.key is not None and st.key in keys) or (key in names and key not in strong):
+            skipped.append(
+                ParseIssue(
+                    source,
+                    st.line,
+                    f"{st.where}: {TO_MENTIONED}",
+                    st.target or st.key or "",
+                )
+            )
+            return True
+        return False
+
+    return away
 
 
 def _mention(st: Statement, by_key: dict[str, Record], file: str) -> Mention:

@@ -95,7 +95,8 @@ def stated_edges(
             if n.kind in STRONG:
                 own.setdefault(e.source, {}).setdefault(fold(n.text), set()).add(tid)
     resolver = Resolver(terms)
-    edges = EdgeSet()
+    said: list[tuple[int, int, Edge]] = []  # (file, line, statement): added in the files' order
+    order = {s: k for k, s in enumerate(dict.fromkeys(e.source for e in entries))}
     warnings: list[dict[str, Any]] = []
     for i, e in enumerate(entries):
         owner = entry_to_term.get(i)
@@ -125,5 +126,12 @@ def stated_edges(
                     }
                 )
                 continue
-            edges.add(owner, other, m.kind, m.evidence, m.origin, e.source, line)
+            said.append(
+                (order[e.source], line, Edge(owner, other, m.kind, m.evidence, m.origin, e.source, line))
+            )
+    # the first statement of a pair heads its edge (within a rank, kg.relations.EdgeSet): the one
+    # written first in the file (a JSON export lists an edge's evidence items in their order)
+    edges = EdgeSet()
+    for _, _, st in sorted(said, key=lambda x: x[:2]):
+        edges.add(st.source, st.target, st.type, st.evidence, st.origin, st.doc, st.line)
     return edges.result(), warnings

@@ -16,6 +16,11 @@ triple                                 read as
 ``skos:related``, ``skos:broader``,    ``related_to`` the concept it points at
 ``skos:narrower``
 ``gkg:confusedWith``                   ``confused_with`` (either direction)
+``gkg:labelOrigin`` ``"en:rule"``,     who gave the label of that language, who gave that name
+``gkg:editorialName``                  (our export; :class:`kg.model.Name`); else ``source``
+``gkg:kind`` ``"mentioned"``           a name definitions only mention (our export): not an entry,
+                                       nor are its relations (the build finds such names itself,
+                                       :mod:`kg.imports.records`)
 =====================================  ==============================================================
 
 Literals tagged with a language other than ``en*``/``zh*`` are skipped; a name's language is its
@@ -34,10 +39,19 @@ import re
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from kg.imports.records import Definition, Record, Statement, one_line, to_parsed
+from kg.imports.records import (
+    Definition,
+    Record,
+    Statement,
+    entry_kind,
+    name_origin,
+    one_line,
+    to_parsed,
+)
 from kg.model import ParsedSource, ParseIssue
 from kg.parsers.common import SourceError
 from kg.parsers.jsonpos import line_of, value_lines
+from kg.textnorm import lang_of
 
 if TYPE_CHECKING:
     from rdflib import Graph, Literal, URIRef
@@ -158,6 +172,10 @@ def _record(
             )
         by_tag[tag] = str(lit)
     abbreviations = {str(x) for x in g.objects(c, GKG.abbreviation)}
+    origins: dict[str, str] = {}
+    for lit in _literals(g, c, GKG.labelOrigin):
+        lang, _, origin = str(lit).partition(":")
+        origins[lang] = origin
     for prop, kind in (
         (SKOS.prefLabel, "label"),
         (GKG.abbreviation, "abbr"),
@@ -172,7 +190,13 @@ def _record(
                 continue
             if kind == "alias" and str(lit) in abbreviations:
                 continue
-            r.add_name(str(lit), kind, f"<{c}> {g.namespace_manager.normalizeUri(prop)}", file)
+            where = f"<{c}> {g.namespace_manager.normalizeUri(prop)}"
+            origin = origins.get(lang_of(str(lit)), "") if kind == "label" else ""
+            r.add_name(
+                str(lit), kind, where, file, origin=name_origin(origin, f"<{c}> gkg:labelOrigin", file, line)
+            )
+    r.mark_editorial([str(x) for x in _literals(g, c, GKG.editorialName)], f"<{c}> gkg:editorialName", file)
+    r.mentioned = entry_kind(str(g.value(c, GKG.kind) or ""), f"<{c}> gkg:kind", file, line)
     described = sorted(g.objects(c, GKG.hasDefinition), key=lambda d: _natural(str(d)))
     for res in described:
         value = g.value(res, RDF.value)

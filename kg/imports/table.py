@@ -3,29 +3,35 @@
 Columns (:data:`COLUMNS`; any order, header names case-insensitive, spaces and hyphens read as
 ``_``; at least one of ``en`` and ``zh``):
 
-==================  ========================================================================
-``en``, ``zh``      the term's label in English, in Chinese (a name's language is its
-                    script: a second name in one script becomes an alias)
-``aliases``         other names (list)
-``abbreviation``    abbreviations, e.g. TTFT (list); abbreviations and labels merge entries
-                    of every source, aliases never do
-``definition``      the definition (its language is its script)
-``definition_en``,  one more definition each, as the CSV export writes them
+===================  =======================================================================
+``en``, ``zh``       the term's label in English, in Chinese (a name's language is its
+                     script: a second name in one script becomes an alias)
+``aliases``          other names (list)
+``abbreviation``     abbreviations, e.g. TTFT (list); abbreviations and labels merge entries
+                     of every source, aliases never do
+``definition``       the definition (its language is its script)
+``definition_en``,   one more definition each, as the CSV export writes them
 ``definition_zh``
-``note``            a note on ``definition`` (read for relations like a definition)
-``source``          where the definitions come from (a source id, a document, a URL): the
-                    definitions' ``source`` in the graph; empty → the manifest id of the file
-``category``        topics (list): a topic id or label of ``categories.json``, or a name its
-                    ``sections`` map for this source
-``related``         names (or ids of this file) of related terms (list)
-``confused_with``   names (or ids of this file) of terms people confuse with this one (list)
-``id``              the row's id, for ``related`` / ``confused_with`` of other rows; the graph's
-                    id still follows the id rules (a different one is reported)
-==================  ========================================================================
+``note``             a note on ``definition`` (read for relations like a definition)
+``source``           where the definitions come from (a source id, a document, a URL): the
+                     definitions' ``source`` in the graph; empty → the manifest id of the file
+``category``         topics (list): a topic id or label of ``categories.json``, or a name its
+                     ``sections`` map for this source
+``related``          names (or ids of this file) of related terms (list)
+``confused_with``    names (or ids of this file) of terms people confuse with this one (list)
+``id``               the row's id, for ``related`` / ``confused_with`` of other rows; the graph's
+                     id still follows the id rules (a different one is reported)
+``label_en_origin``  who gave that label: ``source`` (or empty), ``rule`` or ``editorial``, as
+``label_zh_origin``  the CSV export writes them (:class:`kg.model.Name`)
+``editorial_names``  names of the row only an editorial decision gives (list)
+``kind``             ``defined`` (or empty), or ``mentioned``: a name definitions only mention,
+                     not an entry (:mod:`kg.imports.records`: the build finds such names itself)
+===================  =======================================================================
 
 Lists are split at ``|`` or ``;`` (full-width ``｜`` ``；`` too), never at commas. The CSV
-export's header (``label_en``, ``label_zh``, ``abbreviations``, ``categories``, ``sources``) is
-read too; its ``sources`` column (the term's sources, not the definitions') is ignored.
+export's header (``label_en``, ``label_zh``, ``abbreviations``, ``categories``, ``sources``,
+``mentioned_in``) is read too; its ``sources`` column (the term's sources, not the definitions')
+and ``mentioned_in`` (places of the sources) are ignored.
 
 Quoting follows RFC 4180 (``csv`` module, strict). A byte-order mark is skipped; blank rows are
 skipped. Errors (:class:`~kg.parsers.common.SourceError`) name the line a row starts on and the
@@ -39,7 +45,16 @@ import csv
 import io
 import re
 
-from kg.imports.records import Definition, Record, Statement, one_line, split_list, to_parsed
+from kg.imports.records import (
+    Definition,
+    Record,
+    Statement,
+    entry_kind,
+    name_origin,
+    one_line,
+    split_list,
+    to_parsed,
+)
 from kg.model import ParsedSource
 from kg.parsers.common import SourceError
 
@@ -57,6 +72,10 @@ COLUMNS: tuple[str, ...] = (
     "definition_zh",
     "note",
     "id",
+    "label_en_origin",
+    "label_zh_origin",
+    "editorial_names",
+    "kind",
 )
 #: Header names of the CSV export (kg/export/csv_export.py) read as the column they hold.
 SYNONYMS: dict[str, str] = {
@@ -65,9 +84,8 @@ SYNONYMS: dict[str, str] = {
     "abbreviations": "abbreviation",
     "categories": "category",
 }
-IGNORED: tuple[str, ...] = ("sources",)
+IGNORED: tuple[str, ...] = ("sources", "mentioned_in")
 _IGNORED = "\x00ignored"  # a known column that is not read
-_LIST = ("aliases", "abbreviation", "category", "related", "confused_with")
 
 
 def _column(cell: str) -> str:
@@ -154,9 +172,10 @@ def parse_table(text: str, source: str, file: str = "", delimiter: str = ",") ->
 
 def _record(cells: dict[str, str], line: int, file: str) -> Record:
     r = Record(line=line, what="row")
-    for col, kind in (("en", "label"), ("zh", "label")):
+    for col in ("en", "zh"):
+        origin = name_origin(cells.get(f"label_{col}_origin", ""), f"column 'label_{col}_origin'", file, line)
         if cells.get(col):
-            r.add_name(cells[col], kind, f"column {col!r}", file)
+            r.add_name(cells[col], "label", f"column {col!r}", file, origin=origin)
     for item in split_list(cells.get("abbreviation", "")):
         r.add_name(item, "abbr", "column 'abbreviation'", file)
     for item in split_list(cells.get("aliases", "")):
@@ -165,6 +184,8 @@ def _record(cells: dict[str, str], line: int, file: str) -> Record:
         given = [c for c in ("aliases",) if cells.get(c)]
         hint = " (aliases alone do not name a term)" if given else ""
         raise SourceError(file, line, f"column 'en' and column 'zh': both empty, the row names no term{hint}")
+    r.mark_editorial(split_list(cells.get("editorial_names", "")), "column 'editorial_names'", file)
+    r.mentioned = entry_kind(cells.get("kind", ""), "column 'kind'", file, line)
     if cells.get("id"):
         r.key, r.key_where, r.key_is_id = cells["id"], "column 'id'", True
     cites = cells.get("source") or None

@@ -21,6 +21,11 @@ every other term                          an alias (deprecated and superseded te
 ``ref type="crossReference"``             ``related_to`` the entry its ``target`` names (else the
                                           term its text names); text starting with
                                           ``confused with:`` → ``confused_with`` (our export)
+``note`` ``origin: rule`` / ``editorial``  in a ``termSec``: who gave the name (our export;
+                                          :class:`kg.model.Name`), else ``source``
+a concept-level ``note`` "… is not        our export's mark of a name definitions only mention: not
+defined in the glossary; it is only       an entry, nor are its ``ref`` s (the build finds such names
+mentioned …"                              itself, :mod:`kg.imports.records`)
 ========================================  =============================================================
 
 A name is written once per language in TBX, so a label that is also an abbreviation (the export
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from kg.imports.records import Definition, Record, Statement, one_line, to_parsed
+from kg.imports.records import Definition, Record, Statement, name_origin, one_line, to_parsed
 from kg.imports.xmltree import Element, parse_xml
 from kg.model import ParsedSource, ParseIssue
 from kg.parsers.common import SourceError
@@ -48,6 +53,8 @@ LANGS = ("en", "zh")
 # What our export writes (kg/export/tbx.py), repeated here so that reading a TBX file does not
 # import every exporter (rdflib among them).
 CONFUSED_PREFIX = "confused with: "
+ORIGIN_NOTE = "origin: "
+MENTIONED_NOTE = re.compile(r"is not defined in the glossary; it is only mentioned\b")
 _ESCAPED = re.compile(r"_([0-9a-f]+)_")
 
 
@@ -138,10 +145,11 @@ def _read_entry(
     file: str,
 ) -> None:
     defs = _definitions(entry, None)
+    r.mentioned = any(MENTIONED_NOTE.search(n.text()) for n in entry.find_all("note"))
     r.categories = [
         d.text() for d in entry.find_all("descrip") if d.get("type") == "subjectField" and d.text()
     ]
-    candidates: list[tuple[str, str, str, int]] = []  # (text, role, langSec language, line)
+    candidates: list[tuple[str, str, str, int, str]] = []  # (text, role, langSec language, line, origin)
     for sec in entry.find_all(*LANG_SEC):
         lang = _lang(sec.get("xml:lang"))
         if lang not in LANGS:
@@ -165,7 +173,15 @@ def _read_entry(
                 role = "preferred"
             else:
                 role = "term"
-            candidates.append((terms[0].text(), role, lang, terms[0].line))
+            origin = next(
+                (
+                    n.text()[len(ORIGIN_NOTE) :].strip()
+                    for n in term_sec.find_all("note")
+                    if n.text().startswith(ORIGIN_NOTE)
+                ),
+                "",
+            )
+            candidates.append((terms[0].text(), role, lang, terms[0].line, origin))
     if not candidates:
         raise SourceError(file, entry.line, f"{r.what}: no <term> in English or Chinese")
     # the label of a script: a preferred term written in that language's section, else any
@@ -176,9 +192,9 @@ def _read_entry(
         ranked = sorted(same, key=lambda c: (c[1] != "preferred", c[2] != lang))
         if ranked:
             labels[lang] = ranked[0][0]
-    for text, role, _lang_sec, line in candidates:
+    for text, role, _lang_sec, line, origin in candidates:
         kind = "abbr" if role == "abbr" else "label" if labels.get(lang_of(text)) == text else "alias"
-        r.add_name(text, kind, "<term>", file, line)
+        r.add_name(text, kind, "<term>", file, line, name_origin(origin, "<note> origin", file, line))
     for d, lang in defs:
         if lang is None or lang in LANGS:
             r.definitions.append(d)

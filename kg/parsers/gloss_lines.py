@@ -23,7 +23,7 @@ from kg.parsers.common import (
     strip_contact_blocks,
 )
 from kg.parsers.statements import alias_statement, is_pure_pointer, split_see_also
-from kg.textnorm import has_cjk, is_cjk_char
+from kg.textnorm import has_cjk, is_cjk_char, lang_of
 
 _SENT_PUNCT = re.compile(r"[。，；：！？,;:!?]")
 _CONFUSION_SECTION = re.compile(r"(易混淆|辨析|容易混淆|常见混淆)")
@@ -194,6 +194,19 @@ def _combined_entries(
     group = tuple(parts)
     for e in entries:
         e.group = group
+    if len(glosses) == 1 and not paired and not group_label:
+        # "P50 / P95 / P99（percentile latency）": one gloss for several members names what
+        # the line is about (the concept the members are values of), not each member.
+        entries.append(
+            RawEntry(
+                source=source,
+                line=no,
+                section=section,
+                names=[Name(glosses[0], lang_of(glosses[0]), "label", "rule")],  # type: ignore[arg-type]
+                definition=definition,
+                raw=raw,
+            )
+        )
     return entries
 
 

@@ -39,9 +39,12 @@ MAX_PAIRS = 1000
 
 
 def label_pairs(terms: Iterable[Term]) -> list[tuple[str, str]]:
-    """(Chinese label, English label) of every term that has both, sorted for determinism."""
+    """(Chinese label, English label) of every term that has both from the sources (an editorial
+    name is not a translation the sources make), sorted for determinism."""
     pairs = set()
     for t in terms:
+        if "editorial" in (t.label_origin.get("zh"), t.label_origin.get("en")):
+            continue
         zh, en = t.labels.get("zh"), t.labels.get("en")
         if zh and en and has_cjk(zh) and not has_cjk(en):
             pairs.add((zh, en))

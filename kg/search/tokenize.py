@@ -144,6 +144,12 @@ class Tokenizer:
         self._mixed_trie = char_trie(mixed)
 
     @property
+    def segmenter(self) -> Any:
+        """The private ``jieba.Tokenizer`` holding the glossary's Chinese names as words (shared
+        by tokenizers of the same vocabulary: read it, never add words to it)."""
+        return self._jieba
+
+    @property
     def vocabulary(self) -> tuple[str, ...]:
         """The folded, de-duplicated, sorted names this tokenizer was built from."""
         return self._vocabulary

@@ -142,6 +142,9 @@ def test_openapi_documents_every_route(client: TestClient) -> None:
         "/v1/chat",
         "/v1/chat/completions",
         "/v1/terms/{term_id}/layout",
+        # docs tooling: term annotation and tooltip cards
+        "/v1/annotate",
+        "/v1/terms/{term_id}/card",
     }
     assert set(paths) == expected
     for path, ops in paths.items():

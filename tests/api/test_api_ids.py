@@ -12,7 +12,7 @@ from kg.ids import legacy_hash_id
 from kg.store import Glossary
 
 FORMER = legacy_hash_id("数据并行")  # the id the build gave 数据并行 before pinyin ids
-CURRENT = "shuju-bingxing"
+CURRENT = "data-parallelism"  # and, since its English name, no longer shuju-bingxing
 
 
 def _term_routes(client: TestClient) -> list[str]:

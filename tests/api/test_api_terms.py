@@ -142,3 +142,15 @@ def test_etag_depends_on_body(client: TestClient) -> None:
     assert a != b
     assert client.get("/v1/terms/vllm").headers["etag"] == a
     assert isinstance(c, str)
+
+
+def test_term_says_who_gave_its_labels(client: TestClient) -> None:
+    """An English name no source gives (corpus/overlay.json ``english``) is marked editorial."""
+    body = client.get("/v1/terms/data-parallelism").json()
+    assert body["labels"] == {"en": "Data parallelism", "zh": "数据并行"}
+    assert body["label_origin"] == {"en": "editorial", "zh": "source"}
+    assert body["editorial_names"] == ["Data parallelism", "DP"]
+    ttft = client.get("/v1/terms/time-to-first-token").json()
+    assert set(ttft["label_origin"].values()) == {"source"}
+    page = client.get("/v1/terms", params={"limit": 200}).json()
+    assert all(set(item["label_origin"]) == set(item["labels"]) for item in page["items"])

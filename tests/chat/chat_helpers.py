@@ -34,8 +34,17 @@ def assert_grounded(ans: Answer, glossary: Glossary) -> None:
                 and any(x.text == c.quote and x.doc == c.source for x in e.items)
                 for e in glossary.edges
             ), c
+        elif c.kind == "mention":
+            # a sentence mentioning a name the glossary does not define: one of its mentions
+            term = glossary.terms[c.term_id]
+            assert term.kind == "mentioned" and not term.definitions, c
+            assert any(
+                (m.source, m.line, m.sentence) == (c.source, c.line, c.quote) for m in term.mentioned_in
+            ), c
+            assert c.quote in source_text(glossary, c.source)
         else:
             term = glossary.terms[c.term_id]
+            assert term.kind == "defined", c
             texts = [d.text for d in term.definitions if d.source == c.source] + [
                 d.note for d in term.definitions if d.source == c.source and d.note
             ]

@@ -54,8 +54,11 @@ def test_consistent(glossary: Glossary) -> None:
     assert not consistent("data parallelism", t["model-parallelism-overview"])  # "data" is not "model"
     assert not consistent("triple buffering", t["kernel-fusion"])
     assert consistent("tensor parallelism", t["tensor-parallelism"])
-    assert consistent("GPU utilization", t["gpu-liyonglv"])  # GPU 利用率: Chinese-only, GPU agrees
-    assert consistent("recurrent state in linear attention layers", t["xunhuan-zhuangtai"])  # 循环状态
+    assert consistent("GPU utilization", t["gpu-utilization"])  # GPU 利用率 (editorial English name)
+    assert consistent("recurrent state", t["recurrent-state"])  # 循环状态 (editorial English name)
+    # a term no source or editor names in English cannot contradict an English question
+    cold = t[glossary.lookup("冷恢复")[0].term.id]
+    assert "en" not in cold.labels and consistent("restoring a session whose KV cache left the GPU", cold)
     assert not consistent("流水线气泡", t["pipeline-parallelism"])
     assert consistent("张量并行", t["tensor-parallelism"])
 

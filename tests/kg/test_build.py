@@ -116,7 +116,12 @@ def test_cli_stats_lookup_export(built, tmp_path: Path) -> None:
     assert stats.exit_code == 0
     data = json.loads(stats.output)
     assert data["entries_per_source"] == {"000": 194, "001": 213, "002": 110, "004": 16}
-    assert data["unexplained_entries"] == 0 and data["overlay_decisions"] < 60
+    # the rules do the work: few decisions besides the English names no source gives
+    editorial_names = data["overlay_by_op"].get("english", 0)
+    assert data["unexplained_entries"] == 0 and data["overlay_decisions"] - editorial_names < 60
+    # every term has an English name unless an editor could not give one, and stats say how many
+    assert data["zh_only_without_en"] <= 5 and data["labels_by_origin"]["en"]["editorial"] >= editorial_names
+    assert data["inferred_category_nodes"] > 0 and data["names_from_rules"] > 0
     assert data["duplicate_evidence_edges"] == 0 and data["pairs_with_both_types"] == 0
     # the completeness figures of issue 11, scored on the artifact itself
     assert data["hash_ids"] == 0
@@ -130,7 +135,7 @@ def test_cli_stats_lookup_export(built, tmp_path: Path) -> None:
     exp = runner.invoke(app, ["export", "--format", "json", "--artifact", str(out)])
     doc = json.loads(exp.output)
     node = doc["nodes"][0]
-    assert {"id", "labels", "aliases", "definitions", "categories"} <= set(node)
+    assert {"id", "labels", "label_origin", "aliases", "definitions", "categories"} <= set(node)
     assert (
         {"lang", "text", "source", "section"} <= set(node["definitions"][0]) if node["definitions"] else True
     )

@@ -57,8 +57,11 @@ def test_english_label_wins_over_pinyin() -> None:
 
 
 def test_real_chinese_only_terms_have_pinyin_ids(built: BuildResult, glossary: Glossary) -> None:
-    assert term_of(glossary, "数据并行") == "shuju-bingxing"
-    assert term_of(glossary, "KV Cache 分层") == "kv-cache-fenceng"
+    # 冷恢复 is the one Chinese-only term left (no source or editor gives it an English name)
+    assert term_of(glossary, "冷恢复") == "leng-huifu"
+    # a term that gained an English name keeps its pinyin id as a former id
+    assert term_of(glossary, "数据并行") == "data-parallelism"
+    assert glossary.current_id("shuju-bingxing") == "data-parallelism"
     assert term_of(glossary, "TTFT") == "time-to-first-token"
     assert not [t.id for t in built.terms if is_hash_id(t.id)]
     assert built.report["hash_ids"] == 0
@@ -115,21 +118,25 @@ def test_alias_table_resolves_hash_and_pinyin_ids(built: BuildResult, glossary: 
         assert glossary.current_id(legacy_hash_id(zh)) == t.id
         if "en" in t.labels and pinyin_slug(zh) not in glossary:
             assert glossary.current_id(pinyin_slug(zh)) == t.id
-    # the id the build gave 数据并行 before pinyin ids
-    assert glossary.moved_to("zh-0207cfb01c") == "shuju-bingxing"
-    assert glossary.moved_to("shuju-bingxing") is None  # a current id has not moved
+    # the ids 数据并行 had before pinyin ids, and before its English name
+    assert glossary.moved_to("zh-0207cfb01c") == "data-parallelism"
+    assert glossary.moved_to("shuju-bingxing") == "data-parallelism"
+    assert glossary.moved_to("data-parallelism") is None  # a current id has not moved
+    # a node merged into another keeps its label's id as a former id (Ops:byte ratio → ridge)
+    ridge = glossary.lookup("Ops:byte ratio")[0].term.id
+    assert glossary.current_id("ops-byte-ratio-gpu") == ridge
     assert glossary.current_id("no-such-term") is None
 
 
 def test_a_term_that_gains_an_english_name_keeps_its_pinyin_id(built: BuildResult) -> None:
     terms = [Term.from_dict(t.to_dict()) for t in built.terms]
-    term = next(t for t in terms if t.id == "caogao-moxing")  # 草稿模型, Chinese-only today
-    term.labels["en"] = "Draft model (for this test)"
+    term = next(t for t in terms if t.id == "leng-huifu")  # 冷恢复, Chinese-only today
+    term.labels["en"] = "Cold restore (for this test)"
     assign_ids(terms)
     table, _ = id_alias_table(terms)
-    assert term.id == "draft-model-for-this-test"
-    assert table["caogao-moxing"] == term.id
-    assert table[legacy_hash_id("草稿模型")] == term.id
+    assert term.id == "cold-restore-for-this-test"
+    assert table["leng-huifu"] == term.id
+    assert table[legacy_hash_id("冷恢复")] == term.id
 
 
 def test_alias_never_shadows_a_live_id_and_is_never_shared() -> None:

@@ -257,6 +257,72 @@ def test_the_rules_also_read_imported_definitions(tmp_path: Path) -> None:
     assert stated.document()["edges"] == []
 
 
+# --- what our exports write besides the terms: name origins, mentioned-only nodes, evidence items ---
+
+
+def test_csv_export_columns_name_origins_and_mentioned_rows(tmp_path: Path) -> None:
+    """Label origins and editorial names are read; a ``kind: mentioned`` row is no entry (nor are
+    relations to it): the build finds PyTorch in the definition itself, with the rule's edge."""
+    csv_text = (
+        "id,label_en,label_zh,label_en_origin,label_zh_origin,editorial_names,abbreviations,"
+        "definition_en,related,kind,mentioned_in\n"
+        "prefill,Prefill,预填充,editorial,rule,Prefill | PF,PF,The phase that reads the prompt in PyTorch.,"
+        "pytorch,defined,\n"
+        "pytorch,PyTorch,,source,,,,,prefill,mentioned,000:377\n"
+    )
+    result = build_graph(corpus_with(tmp_path, {"team.csv": csv_text}, "csv", relations="stated"))
+    doc = result.document()
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    assert nodes["prefill"]["label_origin"] == {"en": "editorial", "zh": "rule"}
+    assert set(nodes["prefill"]["editorial_names"]) == {"Prefill", "PF"}
+    assert nodes["pytorch"]["kind"] == "mentioned"
+    assert [(m["source"], m["term"]) for m in nodes["pytorch"]["mentioned_in"]] == [("team", "prefill")]
+    assert [(e["source"], e["target"], e["origin"]) for e in doc["edges"]] == [
+        ("prefill", "pytorch", "mention")
+    ]
+    assert [(s["line"], s["text"]) for s in result.report["skipped"]] == [(3, "PyTorch"), (2, "pytorch")]
+
+
+def test_json_edge_items_are_statements_and_mentioned_nodes_are_not_read(tmp_path: Path) -> None:
+    doc_text = json.dumps(
+        {
+            "nodes": [
+                {"id": "a", "labels": {"en": "Alpha"}, "definitions": [{"text": "Runs on Beta."}]},
+                {"id": "b", "labels": {"en": "Beta"}, "definitions": [{"text": "Holds Alpha."}]},
+                {"id": "pytorch", "kind": "mentioned", "labels": {"en": "PyTorch"}, "mentioned_in": []},
+            ],
+            "edges": [
+                {
+                    "source": "b",
+                    "target": "a",
+                    "type": "related_to",
+                    "evidence": "Holds Alpha.",
+                    "origin": "mention",
+                    "items": [
+                        {"text": "Runs on Beta.", "origin": "xref", "subject": "a"},
+                        {"text": "Holds Alpha.", "origin": "mention", "subject": "b"},
+                    ],
+                },
+                {"source": "a", "target": "pytorch", "type": "related_to", "origin": "mention"},
+            ],
+        },
+        indent=1,
+    )
+    result = build_graph(corpus_with(tmp_path, {"g.json": doc_text}, "json", relations="stated"))
+    doc = result.document()
+    assert [n["id"] for n in doc["nodes"]] == ["alpha", "beta"]  # PyTorch: no definition names it
+    (edge,) = doc["edges"]
+    # one edge, each item a statement of its subject; the xref heads it, so Alpha is the source
+    assert (edge["source"], edge["target"], edge["origin"], edge["evidence"]) == (
+        "alpha",
+        "beta",
+        "xref",
+        "Runs on Beta.",
+    )
+    assert [(x["subject"], x["origin"]) for x in edge["items"]] == [("alpha", "xref"), ("beta", "mention")]
+    assert len(result.report["skipped"]) == 2  # the mentioned node and its edge
+
+
 # --- glossary init ------------------------------------------------------------------------------
 
 

@@ -324,6 +324,38 @@ CASES: list[tuple[str, str, str, str | bytes, str | None, str]] = [
         "schema.org",
         r"@context: remote context 'https://schema.org/' is not fetched",
     ),
+    (
+        "csv-label-origin",
+        "csv",
+        "g.csv",
+        "en,label_en_origin,definition\nPrefill,,ok\nDecode,guessed,x\n",
+        "guessed",
+        r"column 'label_en_origin': 'guessed' is not one of source, rule, editorial",
+    ),
+    (
+        "csv-kind",
+        "csv",
+        "g.csv",
+        "en,kind,definition\nPrefill,defined,ok\nDecode,alias,x\n",
+        "alias",
+        r"column 'kind': 'alias' is not one of defined, mentioned",
+    ),
+    (
+        "csv-mentioned-with-definition",
+        "csv",
+        "g.csv",
+        "en,kind,definition\nPrefill,,ok\nPyTorch,mentioned,A framework.\n",
+        "PyTorch",
+        r"row: marked mentioned only \(a name no entry defines\), yet it has a definition",
+    ),
+    (
+        "csv-editorial-name-of-no-name",
+        "csv",
+        "g.csv",
+        "en,abbreviation,editorial_names,definition\nPrefill,,,ok\nTime to first token,TTFT,TPOT,x\n",
+        "TPOT",
+        r"column 'editorial_names': 'TPOT' is not a name of the entry",
+    ),
     # --- JSON (the export document)
     ("json-invalid", "json", "g.json", '{\n  "nodes": [\n    {"id": "a"\n  ]\n}\n', "  ]", r"invalid JSON"),
     (
@@ -367,6 +399,39 @@ CASES: list[tuple[str, str, str, str | bytes, str | None, str]] = [
         + '\n],\n"edges": [\n{"source": "a", "target": "b", "type": "similar"}\n]}\n',
         '"similar"',
         r"edges\[0\]\.type: 'similar' is not one of related_to, confused_with",
+    ),
+    (
+        "json-label-origin",
+        "json",
+        "g.json",
+        '{"nodes": [\n'
+        + _node("a", "A1")
+        + ",\n"
+        + _node("b", "B1", '"label_origin": {"en": "overlay"}, ')
+        + "\n]}\n",
+        '"overlay"',
+        r"nodes\[1\]\.label_origin\.en: 'overlay' is not one of source, rule, editorial",
+    ),
+    (
+        "json-kind",
+        "json",
+        "g.json",
+        '{"nodes": [\n' + _node("a", "A1") + ",\n" + _node("b", "B1", '"kind": "named", ') + "\n]}\n",
+        '"named"',
+        r"nodes\[1\]\.kind: 'named' is not one of defined, mentioned",
+    ),
+    (
+        "json-item-subject",
+        "json",
+        "g.json",
+        '{"nodes": [\n'
+        + _node("a", "A1")
+        + ",\n"
+        + _node("b", "B1")
+        + '\n],\n"edges": [\n{"source": "a", "target": "b", "type": "related_to", "items": [\n'
+        + '{"text": "A1 uses B1.", "origin": "mention", "subject": "c"}]}\n]}\n',
+        '"subject": "c"',
+        r"edges\[0\]\.items\[0\]\.subject: 'c' is not an end of the edge",
     ),
     (
         "json-labels-list",

@@ -8,6 +8,7 @@ from kg.chat.linking import Link
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish, pair, refuse
 from kg.chat.shapes.definition import definition
+from kg.chat.shapes.mentioned import add_mentions, mentioned_named
 
 
 def comparison(ctx: Ctx) -> Answer:
@@ -26,13 +27,20 @@ def comparison(ctx: Ctx) -> Answer:
         found = a or b
         assert found is not None
         missing = ctx.parsed.slots[1 if a is not None else 0].text
-        ctx.warnings.append(f"no term matches {missing!r}")
         ctx.focus = [found.term_id]
+        ctx.linked_by = found.method
+        only_mentioned = mentioned_named(ctx.full, missing)
+        if only_mentioned is not None and ctx.full is not None:
+            # "NCCL 和 RCCL 有什么区别": RCCL is no term, but the sources say something about it
+            c.add(c.bold(found.term_id, full=True))
+            c.definitions(g.terms[found.term_id], max_defs=1)
+            add_mentions(c, ctx.full, only_mentioned, limit=3)
+            return finish(ctx, c, "comparison", [c.follow("related", found.term_id)])
+        ctx.warnings.append(f"no term matches {missing!r}")
         items = t(ctx.lang, "sep").join(c.name(s) for s in ctx.suggestions[:3]) or "–"
         c.add(t(ctx.lang, "partial", slot=missing, items=items, a=c.bold(found.term_id)))
         c.add(c.bold(found.term_id, full=True))
         c.definitions(g.terms[found.term_id], max_defs=1)
-        ctx.linked_by = found.method
         follow = [c.follow("define", s) for s in ctx.suggestions[:2]]
         return finish(ctx, c, "comparison", follow)
     ctx.linked_by = a.method if a.method != "context" else b.method

@@ -1,0 +1,452 @@
+"""Context decisions: is an everyday word a term here, and which of two same-named terms is meant.
+
+**Everyday words** (:attr:`NameEntry.weak <kg.annotate.vocabulary.NameEntry>`: ``token``,
+``node``, ``engine``, ``EP``, ``节点``…) are kept only when their sentence supports the
+glossary sense. The rule set, tuned on the dev split of the labelled paragraphs only:
+
+1. *Support from related terms*: a term within two edges of it in the graph is named in the
+   same sentence ("with an FP8 KV cache the same node holds twice the sessions" keeps "node":
+   KV cache and node are related through the graph; a term unrelated to it does not count).
+   Measured on dev, reaching the sentences before and after too kept more traps than mentions.
+2. *Support from the term's signature*: the sentence shares words with the term's own
+   definitions or its neighbours' names, weighted by how rare the word is among all signatures
+   (inverse document frequency); a total of at least :data:`SIGNATURE_THRESHOLD` keeps it.
+3. *A foreign compound*: an everyday word right after a modifier that makes it another thing
+   is dropped whatever the support: a capitalised word that is not a glossary name and does not
+   start the sentence ("Hugging Face token", "Kubernetes operator"), a word joined to it by a
+   hyphen ("no-op"), or a content word ("die temperature", "message queue", "视频编码器",
+   "核心温度") — unless the modifier is itself a glossary name, one of the term's signature
+   words, a number or code ("g6e instances", "30k-token"), a determiner, quantifier, adjective or
+   verb (a short list of English ones plus their endings; in Chinese, any word jieba's dictionary
+   does not tag as a noun), or the match is an abbreviation ("needs TP=2"). A possessive owner
+   is a noun ("the router's gate"); after "to", a modal or a subject pronoun the word is a verb
+   ("to compute", "we batch"); "for instance" and "pay attention" are idioms.
+
+**Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
+(same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
+exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
+differently (``Tensor Core`` for ``TensorCore``) never wins: the mention is marked ambiguous.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from kg.annotate.segment import words
+from kg.annotate.vocabulary import CASE_UPPER, NameEntry, Vocabulary
+from kg.search.tokenize import STOPWORDS
+
+#: Signature score (sum of the IDF of shared words) that alone keeps an everyday word.
+SIGNATURE_THRESHOLD = 3.0
+#: Lead a rival needs over the term the text names exactly.
+RIVAL_MARGIN = 2.0
+
+_BOUNDARY = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
+_MAX_SENTENCE = 400
+MASK = "\ue000"  # what the annotator puts where nothing may match (kg.annotate.engine.MASK)
+
+
+class SentenceBounds:
+    """Sentence boundaries of a page, found in one pass: sentence punctuation and line ends."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.ends = [m.start() for m in _BOUNDARY.finditer(text)]  # a boundary character's offset
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The sentence around ``[start, end)`` (at most a few hundred characters either side)."""
+        i = bisect_left(self.ends, start)
+        a = self.ends[i - 1] + 1 if i > 0 else 0
+        j = bisect_left(self.ends, end)
+        b = self.ends[j] if j < len(self.ends) else self.length
+        return max(a, start - _MAX_SENTENCE), min(b, end + _MAX_SENTENCE)
+
+
+def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence of *text* around ``[start, end)``: between sentence punctuation or line ends
+    (at most a few hundred characters either side). *text* is the page (line ends intact)."""
+    return SentenceBounds(text).span(start, end)
+
+
+@dataclass
+class SentenceContext:
+    """The words of one sentence, tokenized once for every decision inside it."""
+
+    tokens: frozenset[str]
+
+
+def signature_score(vocab: Vocabulary, term_id: str, ctx: SentenceContext) -> float:
+    """IDF-weighted overlap of the sentence's words with the term's signature."""
+    sig = vocab.signatures.get(term_id, frozenset())
+    return sum(vocab.idf.get(w, 0.0) for w in ctx.tokens & sig)
+
+
+_EN_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9]+(?:[.'’][A-Za-z0-9]+)*)([ -]?)$")
+_ADJECTIVE_ENDINGS = (
+    "al",
+    "ive",
+    "ous",
+    "able",
+    "ible",
+    "ic",
+    "ful",
+    "less",
+    "ant",
+    "ent",
+    "ary",
+    "ly",
+    "ed",
+    "est",
+    "er",
+)
+_EN_MODIFIERS_OK = frozenset(
+    [
+        "each",
+        "every",
+        "same",
+        "single",
+        "one",
+        "two",
+        "three",
+        "four",
+        "first",
+        "last",
+        "next",
+        "new",
+        "old",
+        "raw",
+        "high",
+        "low",
+        "full",
+        "whole",
+        "entire",
+        "small",
+        "large",
+        "big",
+        "long",
+        "short",
+        "current",
+        "running",
+        "total",
+        "overall",
+        "peak",
+        "average",
+        "mean",
+        "max",
+        "maximum",
+        "min",
+        "minimum",
+        "per",
+        "extra",
+        "separate",
+        "own",
+        "other",
+        "another",
+        "any",
+        "some",
+        "many",
+        "more",
+        "most",
+        "few",
+        "fewer",
+        "several",
+        "real",
+        "actual",
+        "typical",
+        "standard",
+        "default",
+        "main",
+        "local",
+        "remote",
+        "global",
+        "fast",
+        "slow",
+        "warm",
+        "cold",
+        "hot",
+        "static",
+        "dynamic",
+        "greedy",
+        "final",
+        "initial",
+        "given",
+        "different",
+        "similar",
+        "specific",
+        "individual",
+        "various",
+        "both",
+        "only",
+        "also",
+        "just",
+        "even",
+        "such",
+        "very",
+        "much",
+        "shared",
+        "dedicated",
+        "good",
+        "bad",
+        "key",
+        "main",
+        "whole",
+        "plain",
+        "simple",
+        "bare",
+        "true",
+        "false",
+        "open",
+        "closed",
+        "live",
+        "idle",
+        "busy",
+        "hard",
+        "soft",
+        "top",
+        "bottom",
+        "front",
+        "back",
+        "half",
+        "double",
+        "triple",
+        "multi",
+        "non",
+        "pre",
+        "post",
+        "sub",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "under",
+        "via",
+        "whether",
+        "if",
+        "because",
+        "while",
+        "though",
+        "although",
+        "since",
+        "unless",
+        "until",
+        "after",
+        "before",
+        "during",
+        "without",
+        "within",
+        "across",
+        "through",
+        "like",
+        "nor",
+        "yet",
+        "so",
+        "but",
+        "still",
+        "never",
+        "always",
+        "often",
+        "usually",
+        "rarely",
+    ]
+)
+# verbs that often take a bare noun ("cap concurrency", "make decoding greedy"); other verbs are
+# told by their endings (-s, -ing, -ed)
+_EN_VERBS = frozenset(
+    [
+        "make",
+        "cap",
+        "use",
+        "run",
+        "set",
+        "get",
+        "put",
+        "take",
+        "keep",
+        "need",
+        "let",
+        "add",
+        "cut",
+        "hit",
+        "see",
+        "reduce",
+        "increase",
+        "improve",
+        "enable",
+        "disable",
+        "measure",
+        "track",
+        "serve",
+        "turn",
+        "try",
+        "cause",
+        "avoid",
+        "skip",
+        "share",
+        "split",
+        "move",
+        "load",
+        "store",
+        "send",
+        "hold",
+    ]
+)
+# a word after these is a verb ("to compute", "we batch the requests"), not the glossary's noun
+_VERB_MARKERS = frozenset(
+    [
+        "to",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "cannot",
+        "we",
+        "they",
+        "you",
+        "i",
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+    ]
+)
+# fixed expressions in which the word keeps its everyday sense
+_IDIOMS = frozenset(
+    {("for", "instance"), ("pay", "attention"), ("paid", "attention"), ("paying", "attention")}
+)
+_NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl", "vn"})
+_ZH_DETERMINER_START = tuple("每一这那各整多几单某该本此其两三四五六七八九十百千万首末前后上下")
+
+
+def _latin_before(folded: str, original: str, start: int, lo: int) -> tuple[str, str, int] | None:
+    """The Latin word right before *start* (one space or a hyphen between), its joiner and offset."""
+    m = _EN_LATIN_WORD.search(folded, max(lo, start - 60), start)
+    if m is None or m.end() != start:
+        return None
+    return original[m.start(1) : m.end(1)], m.group(2), m.start(1)
+
+
+def foreign_compound(
+    vocab: Vocabulary,
+    entry: NameEntry,
+    folded: str,
+    original: str,
+    start: int,
+    sentence_start: int,
+    segmenter: object,
+) -> bool:
+    """Rule 3 (see the module): True when the word before the match makes it another thing.
+
+    *start* and *sentence_start* index *folded*; *original* is the page with the same offsets
+    (the annotator maps them when folding changed the length)."""
+    sig = vocab.signatures.get(entry.term_id, frozenset())
+    prev = _latin_before(folded, original, start, sentence_start)
+    if prev is not None:
+        word, joiner, at = prev
+        low = word.lower()
+        possessive = low.endswith(("'s", "’s"))
+        if possessive:  # "the router's gate": the owner is a noun
+            word, low = word[:-2], low[:-2]
+        if (low, folded[start : start + len(entry.name)]) in _IDIOMS:
+            return True
+        if low in _VERB_MARKERS and entry.case != CASE_UPPER:
+            return True  # "to compute", "we batch": the word is a verb here
+        if any(c.isdigit() for c in word) or vocab.is_name(word) or low in sig:
+            return False
+        if word[0].isupper() and any(c.islower() for c in word):
+            first = not folded[sentence_start:at].replace(MASK, " ").strip()
+            if not first and original[start : start + 1].islower():
+                return True  # a foreign owner: "Hugging Face token"
+            if first:
+                return False
+        if entry.case == CASE_UPPER:
+            return False  # "needs TP=2": an abbreviation is no compound's head
+        if joiner == "-":
+            return word.isalpha()
+        return _content_word(low, possessive)
+    # a Chinese word right before (with or without a space)
+    pos = start
+    if pos > sentence_start and folded[pos - 1] == " ":
+        pos -= 1
+    lo = pos
+    while lo > sentence_start and _is_cjk(folded[lo - 1]):
+        lo -= 1
+    if lo == pos:
+        return False
+    word = _last_word(segmenter, folded[lo:pos])
+    if len(word) < 2 or word in STOPWORDS or word.startswith(_ZH_DETERMINER_START):
+        return False
+    if vocab.is_name(word) or word in sig or any(word[i : i + 2] in sig for i in range(len(word) - 1)):
+        return False
+    return word in _chinese_nouns()  # "核心温度", "视频编码器"; a verb or a conjunction before is no compound
+
+
+def _is_cjk(ch: str) -> bool:
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0002fa1f"
+    )
+
+
+def _content_word(low: str, noun: bool = False) -> bool:
+    """A Latin word that can modify a noun as a noun ("die", "message", "prediction"; *noun*: known
+    to be one, as the owner of a possessive)."""
+    if noun:
+        return len(low) >= 2 and low not in STOPWORDS
+    if low in STOPWORDS or low in _EN_MODIFIERS_OK or low in _EN_VERBS or len(low) < 3:
+        return False
+    if low.endswith(("ing", "ed")) or (low.endswith("s") and not low.endswith(("ss", "us", "is"))):
+        return False  # a verb ("splits", "setting") or a plural
+    return not low.endswith(_ADJECTIVE_ENDINGS)
+
+
+@lru_cache(maxsize=1)
+def _chinese_nouns() -> frozenset[str]:
+    """The nouns of jieba's general dictionary (its ``dict.txt`` tags each word)."""
+    import jieba
+
+    path = Path(jieba.__file__).parent / "dict.txt"
+    out = set()
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) == 3 and parts[2] in _NOUN_TAGS:
+                out.add(parts[0])
+    return frozenset(out)
+
+
+def _last_word(segmenter: object, run: str) -> str:
+    ws = words(segmenter, run[-12:])
+    return ws[-1] if ws else ""
+
+
+def supported(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> bool:
+    """Rule 2 for an everyday word that no other term supports (rule 1 is counted by the caller)."""
+    return signature_score(vocab, entry.term_id, ctx) >= SIGNATURE_THRESHOLD
+
+
+def choose_term(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> tuple[str, bool]:
+    """The term meant by a name with rivals, and whether it stays ambiguous."""
+    own = signature_score(vocab, entry.term_id, ctx)
+    best_id, best = entry.term_id, own
+    for rival in entry.rivals:
+        s = signature_score(vocab, rival, ctx)
+        if s > best:
+            best_id, best = rival, s
+    if best_id != entry.term_id and best >= own + RIVAL_MARGIN:
+        if best_id in entry.spelled_rivals:
+            return entry.term_id, True  # the spelling names this term; the context points elsewhere
+        return best_id, False
+    others = [signature_score(vocab, r, ctx) for r in entry.rivals]
+    return entry.term_id, bool(others) and max(others) + RIVAL_MARGIN > own

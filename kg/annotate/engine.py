@@ -1,0 +1,389 @@
+"""The annotator: find the glossary's terms in a page and say where, what and where to read more.
+
+>>> ann = Annotator(Glossary.load("build/artifact"))                      # doctest: +SKIP
+>>> [m.term_id for m in ann.annotate("vLLM's KV caches", AnnotateOptions()).mentions]  # doctest: +SKIP
+['vllm', 'kv-cache']
+
+One pass per page, linear in its length:
+
+1. :func:`kg.annotate.markup.layout` masks what is never annotated (code, links, tags, …) and,
+   unless asked otherwise, the headings;
+2. the page is folded (:func:`kg.annotate.normalize.fold_with_map`) and the vocabulary's
+   Aho-Corasick automaton reports every name in it;
+3. each hit is checked: a Latin name must sit on word boundaries (a plural ``s``/``es``/``ies`` or
+   a possessive ``'s`` may follow, a dotted identifier such as ``Node.js`` may not), a name in
+   capitals must be written in capitals, a product name capitalised; a Chinese name must not
+   split a jieba word of its run (jieba holding the glossary's names, as search does);
+4. leftmost-longest hits win, everyday words need their context (:mod:`kg.annotate.context`),
+   same-named terms are decided by context or marked ambiguous;
+5. spans are mapped back to offsets into the original page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg.annotate import context as ctxmod
+from kg.annotate.card import DefinitionRef, definition_of, term_url
+from kg.annotate.context import MASK
+from kg.annotate.markup import Layout, layout
+from kg.annotate.normalize import fold_with_map
+from kg.annotate.options import AnnotateOptions
+from kg.annotate.segment import cuts
+from kg.annotate.vocabulary import CASE_ANY, CASE_CAPITAL, CASE_UPPER, NameEntry, Pattern, Vocabulary
+from kg.model import Term
+from kg.search.tokenize import CJK_CLASS
+from kg.store import Glossary
+
+_KIND_RANK = {"label": 0, "abbreviation": 1, "alias": 2}
+_CJK_CHARS = re.compile(f"[{CJK_CLASS}]")
+_LATIN_LETTERS = re.compile(r"[A-Za-z]")
+
+
+@dataclass(slots=True)
+class Mention:
+    """A term named in the page: ``page[start:end] == text`` (offsets into the original page)."""
+
+    start: int
+    end: int
+    text: str
+    term_id: str
+    name: str  # the glossary name that matched
+    match: str  # label | abbreviation | alias
+    label: str  # the term's label in the page's language
+    labels: dict[str, str]
+    definition: DefinitionRef | None
+    url: str
+    section: int = 0
+    ambiguous: bool = False
+    candidates: tuple[str, ...] = ()  # the other terms the same words may mean
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "term_id": self.term_id,
+            "name": self.name,
+            "match": self.match,
+            "label": self.label,
+            "labels": dict(self.labels),
+            "definition": self.definition.to_dict() if self.definition else None,
+            "url": self.url,
+            "section": self.section,
+            "ambiguous": self.ambiguous,
+            "candidates": list(self.candidates),
+        }
+
+
+@dataclass
+class Annotation:
+    """What :meth:`Annotator.annotate` found in one page."""
+
+    text: str
+    format: str
+    lang: str
+    mentions: list[Mention] = field(default_factory=list)
+
+    @property
+    def term_ids(self) -> list[str]:
+        """Ids of the terms mentioned, in order of first mention."""
+        return list(dict.fromkeys(m.term_id for m in self.mentions))
+
+
+@dataclass
+class _Hit:
+    start: int  # folded offsets
+    end: int
+    entry: NameEntry
+    plural: bool  # reached through a suffix or the -ies variant
+    term_id: str = ""
+    ambiguous: bool = False
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def page_lang(text: str) -> str:
+    """``zh`` when Chinese characters carry the page (a Chinese page naming English terms is
+    Chinese), else ``en``."""
+    cjk = len(_CJK_CHARS.findall(text))
+    if not cjk:
+        return "en"
+    return "zh" if cjk * 4 >= len(_LATIN_LETTERS.findall(text)) else "en"
+
+
+class Annotator:
+    """Annotates pages with one glossary's terms; build once (≈ 1 s), reuse for every page."""
+
+    def __init__(self, glossary: Glossary, vocabulary: Vocabulary | None = None) -> None:
+        self.glossary = glossary
+        self.vocabulary = vocabulary or Vocabulary(glossary)
+        self._segmenter = self.vocabulary.tokenizer.segmenter
+        self._definitions: dict[tuple[str, str], DefinitionRef | None] = {}
+        self._urls: dict[tuple[str, str, str], str] = {}
+
+    # --- public -------------------------------------------------------------------------------
+    def annotate(self, text: str, options: AnnotateOptions | None = None) -> Annotation:
+        """The terms named in *text* (see the module for the rules and :class:`AnnotateOptions`)."""
+        options = options or AnnotateOptions()
+        lay = layout(text, options.format)
+        masked = self._masked(text, lay, options.skip_headings)
+        lang = options.lang or page_lang(masked.replace(MASK, ""))
+        folded = fold_with_map(masked)
+        hits = self._hits(folded.text, text, folded.to_original, options)
+        hits = _leftmost_longest(hits)
+        hits = self._decide(hits, folded.text, text, folded.to_original, options)
+        mentions: list[Mention] = []
+        seen: set[tuple[str, int]] = set()
+        for h in hits:
+            start, end = folded.to_original(h.start), folded.to_original(h.end)
+            section = lay.section_of(start)
+            if options.occurrences != "all":
+                key = (h.term_id, section if options.occurrences == "first-per-section" else 0)
+                if key in seen:
+                    continue
+                seen.add(key)
+            mentions.append(self._mention(text, start, end, h, lang, section, options))
+        return Annotation(text=text, format=options.format, lang=lang, mentions=mentions)
+
+    def definition(self, term: Term, lang: str) -> DefinitionRef | None:
+        """One sentence of the term's definition, in *lang* when a source gives one, with its source."""
+        key = (term.id, lang)
+        if key not in self._definitions:
+            self._definitions[key] = definition_of(self.glossary, term, lang)
+        return self._definitions[key]
+
+    def url(self, term_id: str, options: AnnotateOptions) -> str:
+        """The link of a term (``url_template`` with ``{base}`` and the URL-quoted ``{id}``)."""
+        key = (term_id, options.base_url, options.url_template)
+        url = self._urls.get(key)
+        if url is None:
+            if len(self._urls) > 50_000:
+                self._urls.clear()
+            url = self._urls[key] = term_url(term_id, options.base_url, options.url_template)
+        return url
+
+    # --- steps --------------------------------------------------------------------------------
+    @staticmethod
+    def _masked(text: str, lay: Layout, skip_headings: bool) -> str:
+        spans = list(lay.masked)
+        if skip_headings:
+            spans = sorted(spans + lay.headings)
+        if not spans:
+            return text
+        parts: list[str] = []
+        pos = 0
+        for s, e in spans:
+            if e <= pos:
+                continue
+            s = max(s, pos)
+            parts.append(text[pos:s])
+            parts.append(MASK * (e - s))
+            pos = e
+        parts.append(text[pos:])
+        return "".join(parts)
+
+    def _allowed(self, entry: NameEntry, options: AnnotateOptions) -> bool:
+        if entry.mentioned and not options.include_mentioned:
+            return False
+        tid = entry.term_id
+        if options.include_ids and tid not in options.include_ids:
+            return False
+        if tid in options.exclude_ids:
+            return False
+        if options.include_categories or options.exclude_categories:
+            cats = self.glossary.terms[tid].categories
+            if options.include_categories and not set(cats) & set(options.include_categories):
+                return False
+            if set(cats) & set(options.exclude_categories):
+                return False
+        return True
+
+    def _allowed_ids(self, options: AnnotateOptions) -> frozenset[str] | None:
+        """The term ids the options allow (None: every one)."""
+        if not (
+            options.include_ids
+            or options.exclude_ids
+            or options.include_categories
+            or options.exclude_categories
+        ):
+            return None
+        probe = {e.term_id: e for e in self.vocabulary.entries}
+        return frozenset(tid for tid, e in probe.items() if self._allowed(e, options))
+
+    def _hits(self, folded: str, original: str, to_orig: Any, options: AnnotateOptions) -> list[_Hit]:
+        out: list[_Hit] = []
+        n = len(folded)
+        allowed = self._allowed_ids(options)
+        mentioned = options.include_mentioned
+        pattern: Pattern
+        for last, pattern in self.vocabulary.automaton.iter(folded):
+            end = last + 1
+            start = end - len(pattern.key)
+            for entry in pattern.entries:
+                if (entry.mentioned and not mentioned) or (
+                    allowed is not None and entry.term_id not in allowed
+                ):
+                    continue
+                stop = end
+                plural = pattern.plural
+                if entry.latin_start and start > 0 and _word_char(folded[start - 1]):
+                    continue
+                if entry.latin_end:
+                    if not pattern.plural:
+                        suffix = _suffix(folded, end, entry.name)
+                        stop, plural = end + suffix, suffix > 0
+                    if stop < n and (_word_char(folded[stop]) or _dotted(folded, stop)):
+                        continue
+                if entry.case != CASE_ANY and not self._case_ok(
+                    original, to_orig(start), to_orig(end), entry
+                ):
+                    continue
+                if _cjk(folded[start]) and not self._jieba_boundary(folded, start):
+                    continue
+                if _cjk(folded[end - 1]) and not self._jieba_boundary(folded, end):
+                    continue
+                out.append(_Hit(start, stop, entry, plural, entry.term_id))
+        return out
+
+    @staticmethod
+    def _case_ok(original: str, start: int, end: int, entry: NameEntry) -> bool:
+        if entry.case == CASE_UPPER:
+            return not any(c.islower() for c in original[start:end])
+        if entry.case == CASE_CAPITAL:
+            return original[start : start + 1].isupper()
+        return True
+
+    def _jieba_boundary(self, folded: str, pos: int) -> bool:
+        """True when *pos* is a word boundary of jieba's segmentation of the Chinese run around it."""
+        lo = pos
+        while lo > 0 and _cjk(folded[lo - 1]):
+            lo -= 1
+        hi = pos
+        while hi < len(folded) and _cjk(folded[hi]):
+            hi += 1
+        if lo == pos or hi == pos:
+            return True  # the run starts or ends here
+        return (pos - lo) in cuts(self._segmenter, folded[lo:hi])
+
+    def _decide(
+        self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
+    ) -> list[_Hit]:
+        """Everyday words need their context; same-named terms are decided by it."""
+        if not any(h.entry.weak or h.entry.rivals for h in hits):
+            return hits
+        contexts: dict[tuple[int, int], ctxmod.SentenceContext] = {}
+
+        def ctx_of(span: tuple[int, int]) -> ctxmod.SentenceContext:
+            if span not in contexts:
+                words = self.vocabulary.tokenizer.tokenize(folded[span[0] : span[1]].replace(MASK, " "))
+                contexts[span] = ctxmod.SentenceContext(frozenset(words))
+            return contexts[span]
+
+        # the original's characters at folded offsets (the same string unless folding changed
+        # lengths): it keeps the case and the line ends that folding turned into spaces
+        original_view = original if len(original) == len(folded) else _aligned(original, folded, to_orig)
+        bounds = ctxmod.SentenceBounds(original_view)
+        spans = [bounds.span(h.start, h.end) for h in hits]
+        # per sentence: the terms named in it (one pass: pages hold thousands)
+        named: dict[tuple[int, int], set[str]] = {}
+        for h, span in zip(hits, spans, strict=True):
+            named.setdefault(span, set()).add(h.entry.term_id)
+        kept: list[_Hit] = []
+        for h, span in zip(hits, spans, strict=True):
+            if h.entry.rivals:
+                h.term_id, h.ambiguous = ctxmod.choose_term(self.vocabulary, h.entry, ctx_of(span))
+            if h.entry.weak and options.context:
+                if ctxmod.foreign_compound(
+                    self.vocabulary, h.entry, folded, original_view, h.start, span[0], self._segmenter
+                ):
+                    continue
+                near = self.vocabulary.related(h.entry.term_id)
+                related = any(t in near for t in named.get(span, {}) if t != h.entry.term_id)
+                if not related and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
+                    continue
+            kept.append(h)
+        return kept
+
+    def _mention(
+        self, original: str, start: int, end: int, h: _Hit, lang: str, section: int, options: AnnotateOptions
+    ) -> Mention:
+        term = self.glossary.terms[h.term_id]
+        candidates = tuple(t for t in (h.entry.term_id, *h.entry.rivals) if t != h.term_id)
+        return Mention(
+            start=start,
+            end=end,
+            text=original[start:end],
+            term_id=term.id,
+            name=h.entry.name,
+            match=h.entry.kind,
+            label=term.label(lang),
+            labels=dict(term.labels),
+            definition=self.definition(term, lang),
+            url=self.url(term.id, options),
+            section=section,
+            ambiguous=h.ambiguous,
+            candidates=candidates,
+        )
+
+
+def _aligned(original: str, folded: str, to_orig: Any) -> str:
+    """The original's character at each folded offset (case kept), for the case-sensitive rules."""
+    return "".join(original[to_orig(i)] if to_orig(i) < len(original) else " " for i in range(len(folded)))
+
+
+def _cjk(ch: str) -> bool:
+    """:func:`kg.textnorm.is_cjk_char`, inlined for the hot loops."""
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0002fa1f"
+    )
+
+
+def _word_char(ch: str) -> bool:
+    return (ch.isalnum() or ch == "_") and not _cjk(ch)
+
+
+def _dotted(folded: str, pos: int) -> bool:
+    """A dot joining the name to more letters: an identifier or a file name (``Node.js``)."""
+    return (
+        folded[pos] == "."
+        and pos + 1 < len(folded)
+        and folded[pos + 1].isalpha()
+        and folded[pos + 1].isascii()
+    )
+
+
+def _suffix(folded: str, end: int, name: str) -> int:
+    """Length of a plural or possessive ending right after a Latin name (0 when none)."""
+    tail = folded[end : end + 3]
+    if tail[:2] in ("'s", "’s"):
+        return 2
+    if tail[:1] == "s":
+        if tail[1:2] in ("'", "’") and not _word_char(tail[2:3] or " "):
+            return 2
+        return 1
+    if tail[:2] == "es" and name[-1:].lower() in ("s", "x", "z", "h"):
+        return 2
+    if tail[:1] in ("'", "’") and name[-1:].lower() == "s":
+        return 1
+    return 0
+
+
+def _leftmost_longest(hits: list[_Hit]) -> list[_Hit]:
+    """Non-overlapping hits, left to right, the longest at each place (exact names before derived
+    plurals, labels before abbreviations before aliases)."""
+    hits.sort(key=lambda h: (h.start, -h.length, h.plural, h.entry.weak, _KIND_RANK.get(h.entry.kind, 3)))
+    out: list[_Hit] = []
+    end = -1
+    for h in hits:
+        if h.start >= end:
+            out.append(h)
+            end = h.end
+    return out
