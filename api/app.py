@@ -26,9 +26,9 @@ from api.deps import check_query_length
 from api.errors import install_error_handlers
 from api.middleware import (
     BodySizeLimitMiddleware,
-    ErrorBodyCORSMiddleware,
     HeadAsGetMiddleware,
     JsonBodyGuardMiddleware,
+    PathCORSMiddleware,
     SecurityHeadersMiddleware,
     UnhandledErrorMiddleware,
 )
@@ -48,6 +48,7 @@ from api.routes import (
     suggest,
     terms,
     web,
+    widget,
 )
 from api.settings import Settings
 from kg.errors import ArtifactError, GlossaryError
@@ -128,7 +129,7 @@ def create_app(
     install_error_handlers(app)
     for module in (health, cards, terms, lookup, suggest, search, graph, compare, stats, export, annotate):
         app.include_router(module.router)
-    for module in (ask, chat, openai_compat, web):  # chatbot and web page
+    for module in (ask, chat, openai_compat, web, widget):  # chatbot, web page and widget
         app.include_router(module.router)
 
     # Added innermost first. The JSON guard reads bodies the size limit has already bounded; CORS
@@ -143,9 +144,9 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1000)
     app.add_middleware(UnhandledErrorMiddleware)  # 500s that keep the connection open
     app.add_middleware(
-        ErrorBodyCORSMiddleware,
+        PathCORSMiddleware,
         allow_origins=settings.cors_origins,
-        allow_methods=["GET", "HEAD"],
+        post_paths=settings.cors_post_paths,
         allow_headers=["*"],
         expose_headers=["ETag"],
     )

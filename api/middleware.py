@@ -5,7 +5,8 @@
 - :class:`JsonBodyGuardMiddleware`: 422 for JSON bodies with non-finite numbers or lone surrogates;
 - :class:`HeadAsGetMiddleware`: HEAD wherever GET works;
 - :class:`SecurityHeadersMiddleware`: nosniff, frame denial and a Content-Security-Policy on every response;
-- :class:`ErrorBodyCORSMiddleware`: CORS whose refused preflight is the error body, not plain text.
+- :class:`ErrorBodyCORSMiddleware`: CORS whose refused preflight is the error body, not plain text;
+- :class:`PathCORSMiddleware`: that CORS with POST allowed only on some paths (``/v1/annotate``).
 """
 
 from __future__ import annotations
@@ -367,3 +368,36 @@ class ErrorBodyCORSMiddleware(CORSMiddleware):
             status_code=400,
             headers=headers,
         )
+
+
+class PathCORSMiddleware:
+    """CORS for browsers of other origins: GET and HEAD everywhere, POST only on *post_paths*.
+
+    The drop-in widget (``/widget.js``) annotates a page through ``POST /v1/annotate`` from the
+    page's origin; the other POST routes (search, chat, ask) cost more and stay same-origin unless
+    listed. Two :class:`ErrorBodyCORSMiddleware` (same origins and headers, different methods),
+    chosen by the request's path, so a refused preflight names the methods the path allows."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        allow_origins: list[str],
+        post_paths: list[str],
+        allow_headers: list[str],
+        expose_headers: list[str],
+    ) -> None:
+        self.app = app
+        self.post_paths = frozenset(post_paths)
+        common: dict[str, Any] = {
+            "allow_origins": allow_origins,
+            "allow_headers": allow_headers,
+            "expose_headers": expose_headers,
+        }
+        self.read_only = ErrorBodyCORSMiddleware(app, allow_methods=["GET", "HEAD"], **common)
+        self.with_post = ErrorBodyCORSMiddleware(app, allow_methods=["GET", "HEAD", "POST"], **common)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") in self.post_paths:
+            await self.with_post(scope, receive, send)
+        else:
+            await self.read_only(scope, receive, send)

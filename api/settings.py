@@ -21,7 +21,16 @@ class Settings(BaseSettings):
     artifact_dir: Path = Field(
         default=Path("build/artifact"), description="Directory holding graph.json from `glossary build`."
     )
-    cors_origins: list[str] = Field(default_factory=lambda: ["*"], description="Origins allowed to GET.")
+    cors_origins: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="Origins whose pages may call the API from a browser: GET and HEAD everywhere, POST on "
+        '`cors_post_paths` (the widget, `/widget.js`, annotates through `POST /v1/annotate`). `["*"]`: any origin.',
+    )
+    cors_post_paths: list[str] = Field(
+        default_factory=lambda: ["/v1/annotate"],
+        description="Paths a page of another (allowed) origin may POST to. The other POST routes (search, chat, "
+        "ask) answer only same-origin pages unless listed here.",
+    )
     max_query_chars: int = Field(default=2000, ge=1, description="Longest accepted query string (decoded).")
     max_body_bytes: int = Field(default=65536, ge=0, description="Largest accepted request body in bytes.")
     max_annotate_body_bytes: int = Field(

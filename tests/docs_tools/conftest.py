@@ -1,4 +1,5 @@
-"""Fixtures for the docs-tool tests: the small export document, Sphinx builds in a tmp dir, no network."""
+"""Fixtures for the docs-tool tests: the small export document, Sphinx builds in a tmp dir, no network,
+the MkDocs plugin's entry point."""
 
 from __future__ import annotations
 
@@ -6,13 +7,15 @@ import copy
 import io
 import json
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.docs_tools.mkdocs_helpers import PLUGIN, declared_entry_point
 from tests.export.conftest import DOC
 
 
@@ -40,9 +43,8 @@ def graph_json(tmp_path: Path, small_doc: dict[str, Any]) -> Path:
     return path
 
 
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Any outgoing connection fails (and is recorded): the builds must work offline."""
+def refuse_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Make any outgoing connection fail (and record it); returns the attempts."""
     attempts: list[Any] = []
 
     def refuse(self: Any, address: Any, *args: Any, **kwargs: Any) -> None:
@@ -53,6 +55,12 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "create_connection", lambda address, *a, **k: refuse(None, address))
     return attempts
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Any outgoing connection fails (and is recorded): the builds must work offline."""
+    return refuse_network(monkeypatch)
 
 
 @dataclass
@@ -96,3 +104,25 @@ def sphinx_build(tmp_path: Path) -> BuildFn:
         return SphinxBuild(src, out, warnings.getvalue())
 
     return build
+
+
+@pytest.fixture(scope="session")
+def plugin_entry_point() -> Iterator[str]:
+    """MkDocs finds plugins by entry point. When this environment has the package installed with
+    the entry point (``pip install -e .``), that one is used and must match pyproject.toml; an
+    older install without it gets the declared one (what ``pip install`` would register)."""
+    pytest.importorskip("mkdocs", reason="needs the docs extra: pip install -e '.[docs]'")
+    from mkdocs.config.defaults import MkDocsConfig
+
+    declared = declared_entry_point()
+    installed = [e for e in entry_points(group="mkdocs.plugins") if e.name == PLUGIN]
+    if installed:
+        assert installed[0].value == declared
+        yield "installed"
+        return
+    option = dict(MkDocsConfig._schema)["plugins"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(
+            option.installed_plugins, PLUGIN, EntryPoint(name=PLUGIN, value=declared, group="mkdocs.plugins")
+        )
+        yield "declared"
