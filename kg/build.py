@@ -34,8 +34,10 @@ from kg.categories import infer_categories
 from kg.contrasts import settle_instead
 from kg.errors import ArtifactError, BuildLocked
 from kg.ids import id_alias_table, is_hash_id
+from kg.imports import IMPORTERS
+from kg.imports.resolve import file_topics, stated_edges
 from kg.mentioned import mentioned_nodes
-from kg.merge import merge_entries
+from kg.merge import MergeResult, merge_entries
 from kg.model import ConfusionGroup, Edge, ParsedSource, RawEntry, Term
 from kg.names import complete_names
 from kg.overlay import (
@@ -45,7 +47,7 @@ from kg.overlay import (
     apply_entry_decisions,
     load_overlay,
 )
-from kg.parsers import PARSERS
+from kg.parsers import PARSERS as SEED_PARSERS
 from kg.parsers.common import SourceError, strip_control
 from kg.parsers.jsonpos import line_of, value_lines
 from kg.relations import (
@@ -72,6 +74,11 @@ from kg.verify import (
 )
 
 ARTIFACT_FORMAT = 1
+#: Every ``parser`` a manifest may name: the four seed layouts and the standard formats.
+PARSERS = {**SEED_PARSERS, **IMPORTERS}
+#: ``relations`` of a source: ``rules`` reads relations from its text as well as those it states;
+#: ``stated`` keeps only those it states (an import of an export, whose edges are all there).
+RELATIONS = ("rules", "stated")
 #: Longest source line accepted, in characters. The longest real one is 001's squashed copy of
 #: its table (~37k); anything much longer is not glossary text (a minified page, a binary).
 MAX_LINE_CHARS = 65_536
@@ -94,6 +101,7 @@ class SourceInfo:
     parser: str
     priority: int = 9
     sha256: str = ""
+    relations: str = "rules"
     manifest_line: int = field(default=1, repr=False)  # where the manifest lists it (for errors)
     pinned_sha256: str = field(default="", repr=False)  # a sha256 the manifest requires, if any
 
@@ -150,6 +158,7 @@ MANIFEST_KEYS = {
     "parser": str,
     "priority": int,
     "sha256": str,
+    "relations": str,
 }
 MANIFEST_REQUIRED = ("id", "file", "title", "description", "language", "parser")
 
@@ -167,7 +176,13 @@ def _read_utf8(path: Path, missing: str, kind: str) -> tuple[bytes, str]:
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SourceError(str(path), raw[: exc.start].count(b"\n") + 1, "not valid UTF-8") from exc
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        raise SourceError(
+            str(path),
+            raw[: exc.start].count(b"\n") + 1,
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}): save the file as UTF-8",
+        ) from exc
 
 
 def _read_json(path: Path) -> tuple[Any, dict[tuple[str | int, ...], int]]:
@@ -237,6 +252,12 @@ def load_manifest(corpus_dir: Path) -> list[SourceInfo]:
                 str(path),
                 line_of(lines, "sources", i, "parser"),
                 f"{label}: unknown parser {info.parser!r} (one of {', '.join(sorted(PARSERS))})",
+            )
+        if info.relations not in RELATIONS:
+            raise SourceError(
+                str(path),
+                line_of(lines, "sources", i, "relations"),
+                f"{label}: 'relations' is {info.relations!r} (one of {', '.join(RELATIONS)})",
             )
         if info.id in seen_ids:
             raise SourceError(str(path), line, f"source {info.id} is listed twice")
@@ -385,7 +406,14 @@ def parse_all(
     for s in sources:
         if s.parser != "sentences":
             parsed[s.id] = PARSERS[s.parser](texts[s.id], s.id, str(corpus_dir / s.file))
-    known = sorted({n.text for p in parsed.values() for e in p.entries for n in e.names})
+            for w in parsed[s.id].warnings:
+                if warnings is not None:
+                    warnings.append(
+                        {"source": s.id, "file": Path(s.file).name, "line": w.line, "message": w.reason}
+                    )
+    # the hint comes from the seed layouts only: they parse the same whatever a team imports
+    seeds = {s.id for s in sources if s.parser in SEED_PARSERS}
+    known = sorted({n.text for k, p in parsed.items() if k in seeds for e in p.entries for n in e.names})
     for s in sources:
         if s.parser == "sentences":
             parsed[s.id] = PARSERS[s.parser](texts[s.id], s.id, str(corpus_dir / s.file), known_names=known)
@@ -403,6 +431,44 @@ def name_figures(terms: list[Term]) -> dict[str, Any]:
         "en_only_without_zh": sum(1 for t in terms if "zh" not in t.labels),
         "labels_by_origin": {lang: dict(sorted(c.items())) for lang, c in by_origin.items()},
     }
+
+
+def _rule_edges(
+    nodes: list[Term],
+    merged: MergeResult,
+    mentioned: list[Term],
+    entries: list[RawEntry],
+    confusions: list[ConfusionGroup],
+    stated_only: set[str],
+) -> tuple[list[Edge], list[dict[str, str]]]:
+    """The edges the relation rules read (:func:`kg.relations.build_edges`), and the references
+    they could not resolve.
+
+    They read the text of every source but those whose manifest says ``"relations": "stated"``:
+    such a file states its own edges. Two rules still reach it: the same-name rule compares every
+    term's names, so it links the file's terms to other sources' terms (not two of its own), and
+    the file states no edge of a mentioned-only node (those are not imported: the build finds
+    them in the definitions), so the rules give those edges, as they give the nodes.
+    """
+    if not stated_only:
+        return build_edges(nodes, entries, merged.entry_to_term, confusions)
+    read = _entries_of(entries, merged.entry_to_term, lambda e: e.source not in stated_only)
+    edges, unresolved = build_edges(nodes, *read, confusions)
+    own = {t.id for t in merged.terms if set(t.sources) <= stated_only}
+    edges = [e for e in edges if e.source not in own or e.target not in own]
+    found = {t.id for t in mentioned}
+    theirs, _ = build_edges(
+        nodes, *_entries_of(entries, merged.entry_to_term, lambda e: e.source in stated_only), []
+    )
+    return edges + [e for e in theirs if e.source in found or e.target in found], unresolved
+
+
+def _entries_of(
+    entries: list[RawEntry], entry_to_term: dict[int, str], keep: Callable[[RawEntry], bool]
+) -> tuple[list[RawEntry], dict[int, str]]:
+    """The entries *keep* keeps, and their terms (indexed as in the new list)."""
+    kept = [i for i, e in enumerate(entries) if keep(e)]
+    return [entries[i] for i in kept], {k: entry_to_term[i] for k, i in enumerate(kept) if i in entry_to_term}
 
 
 def build_graph(corpus_dir: Path | None = None) -> BuildResult:
@@ -426,14 +492,23 @@ def build_graph(corpus_dir: Path | None = None) -> BuildResult:
     names_found = complete_names(entries)  # names the sources give outside an entry's name field
     apply_english_decisions(entries, decisions, str(overlay_path))
     priority = {s.id: s.priority for s in sources}
-    merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, cats["sections"])
+    imported = {s.id: Path(s.file).name for s in sources if s.parser in IMPORTERS}
+    sections, topic_warnings = file_topics(entries, imported, cats)
+    warnings += topic_warnings
+    merged = merge_entries(entries, [d for d in decisions if d.op == "merge"], priority, sections)
     # names the definitions mention but no source defines (kg/mentioned.py): nodes of their own,
     # made before the edges so that the mention scan links the defining terms to them
     mentioned = mentioned_nodes(merged.terms, entries, merged.entry_to_term, confusions)
     nodes = merged.terms + mentioned
     t_merge = time.perf_counter()
-    edges, unresolved_refs = build_edges(nodes, entries, merged.entry_to_term, confusions)
-    edges = apply_edge_decisions(edges, Resolver(nodes).resolve, decisions, str(overlay_path))
+    stated_only = {s.id for s in sources if s.relations == "stated"}
+    edges, unresolved_refs = _rule_edges(nodes, merged, mentioned, entries, confusions, stated_only)
+    stated, self_references = stated_edges(
+        entries, merged.entry_to_term, nodes, {s.id: str(corpus_dir / s.file) for s in sources}
+    )
+    warnings += self_references
+    # what a file states heads its edge (a rule's reading of the same pair comes after)
+    edges = apply_edge_decisions(stated + edges, Resolver(nodes).resolve, decisions, str(overlay_path))
     edges = consolidate(edges)
     # topics come from defined terms only: a mentioned node has none to give or to receive
     defined = {t.id for t in merged.terms}

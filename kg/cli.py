@@ -1,4 +1,4 @@
-"""The ``glossary`` command: build, stats, lookup, export, site, bench (typer)."""
+"""The ``glossary`` command: init, build, stats, lookup, export, site, bench (typer)."""
 
 from __future__ import annotations
 
@@ -193,6 +193,36 @@ def _watch(builder: Any, debounce: float) -> None:
             stop=lambda: stopping,
         )
     console.print("stopped watching")
+
+
+InitDirArg = typer.Argument(..., help="Directory of the new corpus (created; never overwritten).")
+WithBundledOpt = typer.Option(
+    False,
+    "--with-bundled",
+    help="Also copy the bundled sources and overlay: the bundled glossary plus yours.",
+)
+
+
+@app.command()
+def init(directory: Path = InitDirArg, with_bundled: bool = WithBundledOpt) -> None:
+    """Write a starter corpus: manifest.json, a CSV template with example rows, categories.json.
+
+    `glossary build --corpus DIR` builds it as written; edit glossary.csv (docs/IMPORTS.md).
+    """
+    from kg.imports.starter import write_starter
+
+    try:
+        written = write_starter(directory, with_bundled)
+    except (FileExistsError, OSError) as exc:
+        err.print(f"[red]init failed:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from exc
+    for path in written:
+        console.print(f"wrote {escape(str(path))}", highlight=False)
+    console.print(
+        f"next: edit {escape(str(directory / 'glossary.csv'))}, then "
+        f"`glossary build --corpus {escape(str(directory))}`",
+        highlight=False,
+    )
 
 
 def _load_report(artifact: Path) -> dict:

@@ -379,7 +379,7 @@ def same_name_pairs(terms: Iterable[Term]) -> list[Contrast]:
 
 
 # Origins of related_to statements (kg.relations); every other origin states a contrast.
-RELATED_ORIGINS = ("mention", "xref", "listed-together")
+RELATED_ORIGINS = ("mention", "xref", "listed-together", "stated-related")
 
 
 def settle_instead(edges: list[Edge], terms: Iterable[Term]) -> list[Edge]:

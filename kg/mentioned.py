@@ -74,6 +74,8 @@ _MASK = "\x00"
 _MAX_WORDS = 4  # the longest multi-word name kept ("Apple Neural Engine" has three)
 _CAPITAL_BEFORE = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* $")
 _TIMES = re.compile(r"\s*[×x*]\s*\d")
+# a title-case word opening an English sentence (text start, or after ". ", "! ", "? ", ": ")
+_OPENING = re.compile(r"(^|[.!?:]\s+)([A-Z])(?=[a-z]+\b)")
 
 
 @lru_cache(maxsize=8192)
@@ -276,6 +278,15 @@ def _lower_words(texts: list[tuple[str, int, str | None, str]]) -> set[str]:
     return words
 
 
+def _lower_openings(sentence: str) -> str:
+    """An English *sentence* with the capital of each sentence-opening word lowered: English
+    capitalises the first word whatever it is ("See Prefill.", "Replicas kept loaded…"), so that
+    capital is no sign of a name. CamelCase and acronyms are left alone; the length is kept."""
+    if lang_of(sentence) != "en":
+        return sentence
+    return _OPENING.sub(lambda m: m.group(1) + m.group(2).lower(), sentence)
+
+
 def find_mentioned(
     terms: list[Term],
     entries: list[RawEntry],
@@ -295,8 +306,9 @@ def find_mentioned(
     for source, line, owner, text in texts:
         for sentence in _SENTENCE.findall(text):
             sentence = sentence.strip()
-            masked = mask_terms(sentence, known.finder)
-            for run, end in _runs(masked, sentence):
+            probe = _lower_openings(sentence)
+            masked = mask_terms(probe, known.finder)
+            for run, end in _runs(masked, probe):
                 name = _strip_maker(run)
                 if _excluded(name) or not _shaped(name, lower_words) or known.known(name):
                     continue

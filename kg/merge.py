@@ -258,7 +258,8 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
     defs = []
     for e in group:
         if e.definition:
-            defs.append(Definition(lang_of(e.definition), e.definition, e.source, e.section, e.line, e.note))  # type: ignore[arg-type]
+            source = e.cites or e.source
+            defs.append(Definition(lang_of(e.definition), e.definition, source, e.section, e.line, e.note))  # type: ignore[arg-type]
     cats: list[str] = []
     for e in group:
         topic = section_topics.get(e.source, {}).get(e.section or "")
@@ -272,7 +273,8 @@ def _assemble(group: list[RawEntry], section_topics: dict[str, dict[str, str | N
         definitions=defs,
         categories=cats,
         sources=sorted({e.source for e in group}),
-        entry_keys=[f"{e.source}:{e.line}" for e in group],
+        # an imported entry with several definitions is several raw entries on one line
+        entry_keys=list(dict.fromkeys(f"{e.source}:{e.line}" for e in group)),
         label_origin=label_origin,
         editorial_names=[
             n for n in [*labels.values(), *abbrs, *aliases] if _label_origin(names, n) == "editorial"

@@ -57,6 +57,10 @@ class Mention:
     kind: Literal["related_to", "confused_with"]
     origin: str  # e.g. "xref", "contrast", "equivalent"
     evidence: str
+    # Where an imported file states it (kg/imports), for errors: its line (0: the entry's) and
+    # the column or element ("column 'related'", "<ref>").
+    line: int = 0
+    where: str = ""
 
 
 @dataclass
@@ -84,6 +88,9 @@ class RawEntry:
     # Index of the overlay decision that shaped this entry, if any.
     overlay: int | None = None
     raw: str = ""
+    # The source an imported file names for the definition (its `source` column, TBX
+    # <admin type="source">): the definition's source in the graph instead of the file's id.
+    cites: str | None = None
 
     @property
     def key(self) -> str:
@@ -127,6 +134,8 @@ class ParsedSource:
     entries: list[RawEntry]
     confusions: list[ConfusionGroup] = field(default_factory=list)
     skipped: list[ParseIssue] = field(default_factory=list)
+    # What the build should tell the user about the file (kept, unlike skipped lines).
+    warnings: list[ParseIssue] = field(default_factory=list)
 
 
 @dataclass

@@ -182,6 +182,16 @@ def test_mask_terms_keeps_positions() -> None:
     assert len(masked) == len(text) and masked.startswith("NVIDIA \x00") and "Inference" not in masked
 
 
+def test_an_english_sentence_opening_is_no_name() -> None:
+    """English capitalises a sentence's first word whatever it is (an imported glossary's
+    definitions are English prose): "See Prefill." names Prefill only, "Replicas" is no name."""
+    prefill = _term("prefill", "Prefill")
+    found = _find("Replicas kept loaded and idle. See Prefill. Built on PyTorch.", prefill)
+    assert set(found) == {"PyTorch"}
+    # a Chinese sentence is left as it is: a capitalised Latin word there is a name
+    assert set(_find("Whisper 是语音识别模型。", prefill)) == {"Whisper"}
+
+
 # --- nodes, edges, categories, report -----------------------------------------------------------
 
 
