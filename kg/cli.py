@@ -586,6 +586,17 @@ ServeOpt = typer.Option(
 )
 
 
+def _named_splits(items: list[str] | None, default: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """``--split NAME=FILE`` options (or *default*) as (name, path) pairs; a malformed one is a usage error."""
+    out = []
+    for item in items or default:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
+        out.append((name, Path(path)))
+    return out
+
+
 @app.command("eval-chat")
 def eval_chat(
     artifact: Path = ArtifactOpt,
@@ -605,12 +616,7 @@ def eval_chat(
     model = RefusalModel.load(artifact)
     if model is not None:
         attach_refusal_model(engine, model)
-    splits = []
-    for item in split or DEFAULT_CHAT_SPLITS:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
-        splits.append((name, load_conversations(Path(path))))
+    splits = [(name, load_conversations(path)) for name, path in _named_splits(split, DEFAULT_CHAT_SPLITS)]
     reports = {}
     heading, section = "## Chat evaluation", "chat"
     if serve:
@@ -662,11 +668,8 @@ def eval_contrasts(
 
     result = build_graph(default_corpus_dir())
     scores = {}
-    for item in split or DEFAULT_CONTRAST_SPLITS:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
-        scores[name] = score_contrasts(result.terms, result.edges, load_pairs(Path(path)))
+    for name, path in _named_splits(split, DEFAULT_CONTRAST_SPLITS):
+        scores[name] = score_contrasts(result.terms, result.edges, load_pairs(path))
     command = "glossary eval-contrasts" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""
     md = "## Contrast edges (confused_with)\n\n" + render_markdown(scores, command=command)
@@ -706,11 +709,8 @@ def eval_annotate(
     g = Glossary.load(artifact)
     annotator = Annotator(g)
     reports, data = {}, {}
-    for item in split or DEFAULT_ANNOTATE_SPLITS:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise typer.BadParameter(f"--split takes NAME=FILE, not {item!r}")
-        data[name] = load_paragraphs(Path(path), g)
+    for name, path in _named_splits(split, DEFAULT_ANNOTATE_SPLITS):
+        data[name] = load_paragraphs(path, g)
         reports[name] = evaluate(annotator, data[name])
     command = "glossary eval-annotate" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""
