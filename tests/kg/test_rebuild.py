@@ -142,7 +142,8 @@ def test_watch_rebuilds_on_change_and_survives_a_broken_source(
         # fixed: it rebuilds (same content as before the break: same content hash)
         before = (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"]
         manifest.write_text(good, encoding="utf-8")
-        _wait_for(lambda: log.read_text().count("] published") == 4, 60, "the build after the fix", proc)
+        # ">= 4": the graph and a refit may both publish between two polls of a loaded machine
+        _wait_for(lambda: log.read_text().count("] published") >= 4, 120, "the build after the fix", proc)
         assert _version(artifact) != edited
         assert (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"] == before
 
