@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_for_remedy, decide
 from kg.chat.finish import polish
@@ -60,6 +61,10 @@ def answer(
     t0 = time.perf_counter()
     if context is not None:
         context.follow_ids(glossary.current_id)  # a session saved before a rebuild
+        if context.pending:
+            # "I mean 冷启动" after the bot asked which term "its" meant: ask the question again
+            resumed = resume_pending(context.pending, question, lambda s: bool(engine.matcher.exact(s)))
+            question = resumed or question
     # the pipeline reasons over defined terms; mentioned-only nodes are looked at only to say that
     # a name the question is about is not defined (kg/chat/shapes/mentioned.py)
     full, glossary = glossary, glossary.defined_view()

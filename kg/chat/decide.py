@@ -147,7 +147,22 @@ def _names_a_term(engine: SearchEngine, parsed: Parsed) -> bool:
                 return True
         if engine.matcher.exact(text):
             return True
+        if parsed.intent == "howto_why" and engine.matcher.exact(_without_remedy(text)):
+            # "怎么降低 TTFT", "how do I reduce TPOT": a remedy for exactly a glossary name
+            return True
     return False
+
+
+_SUBJECT = re.compile(r"^(?:i|we|you|one|my|our)\s+")
+
+
+def _without_remedy(text: str) -> str:
+    """The slot with its remedy verb (and a leading "I"/"we") removed: "i reduce tpot" → "tpot"."""
+    m = _REMEDY.search(text)
+    if m is None:
+        return text
+    rest = (text[: m.start()] + " " + text[m.end() :]).strip()
+    return _SUBJECT.sub("", rest).strip()
 
 
 def _names_share_head(engine: SearchEngine, head: str) -> bool:
@@ -218,7 +233,7 @@ def decide(
         return Decision("clarify", True, "clarify")
     candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of)
     feats = question_features(engine, parsed, analysis, retrieval)
-    ok, p = model.in_domain(feats, question_vector(engine, retrieval))
+    ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
     if used_context:
         if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR:
             return Decision("refuse", False, "model_context", p, candidate, feats)

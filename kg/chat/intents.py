@@ -169,8 +169,14 @@ _ZH_NAME = r"(?:中文|汉语|英文|英语)"
 _FRAMES: list[tuple[str, str | None, re.Pattern[str]]] = []
 
 
+# a space, or none where Latin meets Chinese
+_SPACE = r"(?:\s+|(?<![a-z0-9'])|(?![a-z0-9]))"
+
+
 def _f(intent: str, facet: str | None, pattern: str) -> None:
-    _FRAMES.append((intent, facet, re.compile(pattern)))
+    # fold() drops the space between Latin and Chinese text ("what's 冷启动's" → "what's冷启动's"):
+    # a space in a frame matches none there as well
+    _FRAMES.append((intent, facet, re.compile(pattern.replace(" ", _SPACE))))
 
 
 # names: "它的英文是什么" / "KV cache 的中文名叫什么" / "what's its Chinese name"

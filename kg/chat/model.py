@@ -133,12 +133,16 @@ class ConversationState:
     pair: list[str] = field(default_factory=list)
     named: list[str] = field(default_factory=list)  # the last turn naming 2+ terms, in the user's order
     last_intent: str | None = None
+    # the question the bot answered with a clarifying question ("What's its English name?"),
+    # kept for one turn so that "I mean 冷启动" can answer it (kg/chat/clarification.py)
+    pending: str | None = None
     max_turns: int = 20
     turns: deque[Turn] = field(default_factory=deque)
 
     def record(self, answer: Answer, *, used_context: bool) -> None:
         """Update the state after *answer* (ungrounded answers leave the topic alone)."""
         self.turns.append(Turn(answer.question, answer.intent, tuple(answer.terms), answer.grounded))
+        self.pending = answer.question if answer.needs_clarification else None
         while len(self.turns) > self.max_turns:
             self.turns.popleft()
         if not answer.grounded or not answer.terms:

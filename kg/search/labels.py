@@ -96,6 +96,23 @@ def _word_mask(text: str) -> str:
     return _WORD_CHAR.sub("\x01", text)
 
 
+def _plural_at(folded: str, mask: str, j: int, key: str) -> bool:
+    """An "s" at *j* that ends the word makes the name before it plural ("gpus", "kv caches").
+
+    Only for Latin names of three or more characters ending in a letter other than "s", so
+    that "ops" is never "op" + s and "TPs" is never "TP".
+    """
+    n = len(folded)
+    return (
+        len(key) >= 3
+        and key[-1].isascii()
+        and key[-1].isalpha()
+        and key[-1] != "s"
+        and folded[j] == "s"
+        and (j + 1 >= n or mask[j + 1] != "\x01")
+    )
+
+
 def _is_short(key: str) -> bool:
     """Abbreviation-like keys (≤4 ASCII characters, or ≤2 of any) only match near-exactly."""
     return len(key) <= 2 or (key.isascii() and len(key) <= 4)
@@ -196,6 +213,11 @@ class LabelMatcher:
 
         # find_mentions: trie over keys
         self._trie = char_trie(keys)
+        # short keys whose own name has a separator ("llm-d" → "llmd"): a separator inside
+        # them is the name's, not a sign of a different word ("t-p" is no "TP")
+        self._separated_short = frozenset(
+            e.key for e in self._entries if len(e.key) <= 4 and any(c in _SKIP for c in e.name)
+        )
 
         # suggest: sorted keys (prefix) and sorted proper suffixes (infix)
         self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
@@ -290,12 +312,12 @@ class LabelMatcher:
             j, skipped = i + 1, False
             while True:
                 key = node.get(END)
-                if (
-                    key is not None
-                    and not (j < n and mask[j - 1] == "\x01" and mask[j] == "\x01")
-                    and not (skipped and len(key) <= 4)
-                ):
-                    candidates.append((-len(key), -(j - i), i, j, key))
+                if key is not None and not (skipped and len(key) <= 4 and key not in self._separated_short):
+                    if not (j < n and mask[j - 1] == "\x01" and mask[j] == "\x01"):
+                        candidates.append((-len(key), -(j - i), i, j, key))
+                    elif _plural_at(folded, mask, j, key):
+                        # "TPUs", "KV caches": an English plural of the name (the span keeps the "s")
+                        candidates.append((-len(key), -(j - i), i, j + 1, key))
                 if j >= n:
                     break
                 nxt = node.get(folded[j])

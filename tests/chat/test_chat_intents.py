@@ -111,3 +111,12 @@ def test_empty_and_odd_input() -> None:
     assert parse("").intent == "unknown"
     assert parse("？？？").slots == []
     assert parse("\x00\u200b").intent == "unknown"
+
+
+def test_frames_match_where_fold_dropped_the_space_between_latin_and_chinese() -> None:
+    p = parse("what's 冷启动's english name?")
+    assert (p.intent, p.facet, [s.text for s in p.slots]) == ("definition", "names_en", ["冷启动"])
+    p = parse("difference between 张量并行 and TP")
+    assert (p.intent, [s.text for s in p.slots]) == ("comparison", ["张量并行", "tp"])
+    # ...but a space between two Latin words is still required ("how does" is no "how do" + "es…")
+    assert not any(s.text.startswith("es") for s in parse("how does 分页注意力 work").slots)

@@ -282,3 +282,70 @@ def test_chat_splits_are_reproducible() -> None:
     assert (DATA / "chat_blind_test.jsonl").read_text(encoding="utf-8") == "\n".join(test) + "\n"
     ids = [json.loads(line)["id"] for line in dev + test]
     assert len(ids) == len(set(ids)) and len(test) >= 300
+
+
+# --- names the question points back at ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        # the pronoun points back at the name the question opened with, not at a neighbour of it
+        ("Goodput: what does it count, and what does it leave out?", "goodput"),
+        ("ttft, the wait before the first token shows up - what exactly is it?", "time-to-first-token"),
+        # the slot ("that") names nothing; the question does, and its search agrees
+        ("functionalization, compiler-wise, what is that?", "functionalization"),
+    ],
+)
+def test_a_definition_of_a_name_the_question_opened_with(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    # (a model that answers everything: what is tested is which term the answer is about)
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    a = answer(glossary, engine, question, context=ConversationState(), refusal=answers_all)
+    assert a.citations and a.citations[0].term_id == term, (question, a.terms)
+
+
+def test_a_name_answering_the_bots_question_resumes_the_pending_question(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    state = ConversationState()
+    first = answer(glossary, engine, "What's its English name?", context=state)
+    assert first.needs_clarification and state.pending == "What's its English name?"
+    a = answer(glossary, engine, "I mean 冷启动", context=state)
+    assert a.grounded and a.citations[0].term_id == "cold-start" and a.intent == "definition"
+    assert "Cold start" in a.answer  # the English name the pending question asked for
+    assert state.pending is None
+    # and the conversation goes on about it
+    b = answer(glossary, engine, "How does it relate to scale to zero?", context=state)
+    assert b.citations[0].term_id == "cold-start" and "scale-to-zero" in b.terms
+
+
+def test_a_new_question_after_the_bots_question_is_not_taken_for_a_reply(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "它和 TPOT 有什么区别？", context=state)
+    a = answer(glossary, engine, "什么是 KV cache？", context=state)
+    assert a.citations[0].term_id == "kv-cache" and a.intent == "definition"
+
+
+def test_name_prior_is_the_smoothed_in_domain_rate_of_the_most_telling_name() -> None:
+    from kg.chat.refusal import NAME_PRIOR_WEIGHT, name_prior
+
+    counts = {"ttft": [20, 0], "gpu": [10, 10]}
+    base = 0.5
+    assert name_prior(counts, base, []) == base  # no name: the overall rate
+    assert name_prior(counts, base, ["never-seen"]) == base
+    w = NAME_PRIOR_WEIGHT
+    assert name_prior(counts, base, ["gpu"]) == pytest.approx((10 + w * base) / (20 + w))
+    assert name_prior(counts, base, ["gpu", "ttft"]) == pytest.approx((20 + w * base) / (20 + w))
+
+
+@pytest.mark.parametrize("question", ["怎么降低 TPOT？", "how do I reduce TTFT?"])
+def test_a_remedy_for_exactly_a_name_is_in_the_domain(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.decision["reason"] == "exact" and a.grounded

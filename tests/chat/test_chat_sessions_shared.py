@@ -373,6 +373,7 @@ def _full_state() -> ConversationState:
         pair=["ttft", "tpot"],
         named=["tpot", "ttft", "itl"],
         last_intent="comparison",
+        pending="What does it stand for?",
         max_turns=7,
         turns=deque(
             [Turn("什么是 TTFT？", "definition", ("ttft",), True), Turn("天气", "out_of_domain", (), False)]

@@ -10,7 +10,9 @@ Sources (dev only — never chat_blind_test.jsonl):
 - refusal_ood_train.jsonl: out-of-domain questions (chit-chat, other fields, near-domain traps,
   invented names) written for training only, negatives;
 - refusal_indomain_train.jsonl: in-domain questions (many how-to and "which" questions that name
-  no term, colloquial, typos, Traditional) written for training only, positives.
+  no term, colloquial, typos, Traditional) written for training only, positives;
+- refusal_ood_train2.jsonl and refusal_indomain_train2.jsonl: a second pair written blind the same
+  way by another writer (more near-domain traps and descriptive how-to / "which" questions).
 """
 
 from __future__ import annotations
@@ -48,10 +50,11 @@ def examples() -> list[dict]:
                 add(turn["user"], turn["kind"] != "out_of_domain", name)
     for q in _rows(HERE / "retrieval_dev.jsonl"):
         add(q["query"], True, "retrieval_dev.jsonl")
-    for q in _rows(HERE / "refusal_ood_train.jsonl"):
-        add(q["text"], False, "refusal_ood_train.jsonl")
-    for q in _rows(HERE / "refusal_indomain_train.jsonl"):
-        add(q["text"], True, "refusal_indomain_train.jsonl")
+    for suffix in ("", "2"):
+        for q in _rows(HERE / f"refusal_ood_train{suffix}.jsonl"):
+            add(q["text"], False, f"refusal_ood_train{suffix}.jsonl")
+        for q in _rows(HERE / f"refusal_indomain_train{suffix}.jsonl"):
+            add(q["text"], True, f"refusal_indomain_train{suffix}.jsonl")
     return out
 
 

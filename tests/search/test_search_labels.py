@@ -197,11 +197,32 @@ def test_find_mentions(matcher: LabelMatcher, text: str, terms: list[str]) -> No
     assert _ids(matcher.find_mentions(text)) == terms
 
 
+def test_find_mentions_plurals_and_separated_short_names() -> None:
+    m = LabelMatcher(
+        [
+            ("tpu", "TPU", "abbr"),
+            ("kv-cache", "KV cache", "label"),
+            ("llm", "LLM", "abbr"),
+            ("llm-d", "llm-d", "label"),
+            ("op", "Op", "label"),
+            ("tp", "TP", "abbr"),
+        ]
+    )
+    # English plurals keep the "s" inside the span
+    spans = m.find_mentions("TPUs and KV caches")
+    assert [(s.term_id, s.text) for s in spans] == [("tpu", "tpus"), ("kv-cache", "kv caches")]
+    # a short name written with a separator matches with it ("llm-d's" is llm-d, not LLM)
+    assert _ids(m.find_mentions("what's llm-d's relationship to LLMs?")) == ["llm-d", "llm"]
+    # no plural of a two-letter name, and no separator inside an abbreviation that has none
+    assert _ids(m.find_mentions("the ops count")) == []
+    assert _ids(m.find_mentions("t-p or TPs")) == []
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "output step stop",  # TP in "output", EP in "step", PP nowhere
-        "the ttfts and pptx files",
+        "the pptx files",  # (a plural is a mention: "TTFTs", see the test above)
         "H1000 and fp80 and int48",
         "t p and e-p and p p",  # abbreviations never span separators
         "tpot",  # TP is not inside TPOT; TPOT itself is a mention though

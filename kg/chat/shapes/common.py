@@ -3,6 +3,8 @@ finishing an answer and refusing one."""
 
 from __future__ import annotations
 
+import re
+
 from kg.chat.compose import Composer, t
 from kg.chat.context import Ctx
 from kg.chat.intents import Slot
@@ -26,12 +28,18 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
             owned = possessed(ctx, slot)
             if owned is not None:
                 return owned
-            found = ctx.linker.context_link(
-                ctx.body_text(substitute=False), ctx.referent
-            )  # "它上面的那条脊线"
-            if found is not None:
-                return found
+            if ctx.used_context:
+                # "它上面的那条脊线": a neighbour of the term under discussion that the question
+                # describes. Not when the pronoun points back into the question itself
+                # ("Goodput: what does it count?"): there it simply is the term just named.
+                found = ctx.linker.context_link(ctx.body_text(substitute=False), ctx.referent)
+                if found is not None:
+                    return found
         return Link(ctx.referent, "context")
+    if _asks_what_pronoun_is(ctx, slot):
+        # "ttft, the wait before the first token shows up - what exactly is it?": the subject
+        # is the pronoun, and it points back at the name the question opened with
+        return Link(ctx.referent, "context")  # type: ignore[arg-type]
     alt = ctx.body_text() if len(ctx.parsed.slots) > 1 else None
     link, suggestions = ctx.linker.link_slot(
         slot, ctx.analysis, in_domain=ctx.in_domain, prefer=prefer, alt=alt
@@ -41,6 +49,16 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
             if s not in ctx.suggestions:
                 ctx.suggestions.append(s)
     return link
+
+
+_ENDS_WITH_SUBJECT_PRONOUN = re.compile(r"\b(?:is|was|does|do|means?)\s+(?:it|that|this)\s*[?？.!]*$")
+
+
+def _asks_what_pronoun_is(ctx: Ctx, slot: Slot) -> bool:
+    """A definition whose subject is a pronoun resolved inside the question ("X, … what is it?")."""
+    if ctx.parsed.intent not in ("definition", "unknown") or ctx.used_context or not ctx.referent:
+        return False
+    return bool(_ENDS_WITH_SUBJECT_PRONOUN.search(slot.text)) and pronoun_in(ctx, slot)
 
 
 def possessed(ctx: Ctx, slot: Slot) -> Link | None:
@@ -56,6 +74,11 @@ def possessed(ctx: Ctx, slot: Slot) -> Link | None:
         if ("的" in between and len(between) <= 6) or (p.text == "its" and not between.strip()):
             return Link(s.term_id, "mention", 1.0, s.start, s.end, s.name)
     return None
+
+
+def named_outside(ctx: Ctx, slot: Slot) -> set[str]:
+    """Terms the question names outside *slot*."""
+    return {s.term_id for s in ctx.analysis.spans if not (slot.start <= s.start and s.end <= slot.end)}
 
 
 def other_terms(ctx: Ctx, exclude: set[str], outside: Slot | None = None) -> list[str]:
@@ -164,6 +187,16 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     """The one term the question is about: its slot's name, the referent, else retrieval's candidate."""
     slot = ctx.parsed.slots[0] if ctx.parsed.slots else ctx.parsed.body
     link = slot_link(ctx, slot, prefer) if slot is not None else None
+    if (
+        link is not None
+        and link.method == "search"
+        and slot is not None
+        and ctx.decision is not None
+        and ctx.decision.candidate in named_outside(ctx, slot)
+    ):
+        # "functionalization, compiler-wise, what is that?": the slot names nothing, the question
+        # does, and the search over the whole question agrees: that name is the subject
+        link = Link(ctx.decision.candidate, "search")
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
     if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
