@@ -685,7 +685,11 @@ AnnotateSplitOpt = typer.Option(
     "--split",
     help="NAME=FILE of labelled paragraphs (JSON lines), repeatable; default: the dev and test splits.",
 )
-DEFAULT_ANNOTATE_SPLITS = ("dev=tests/data/annotate_dev.jsonl", "test=tests/data/annotate_test.jsonl")
+DEFAULT_ANNOTATE_SPLITS = (
+    "dev=tests/data/annotate_dev.jsonl",
+    "dev-traps=tests/data/annotate_dev_traps.jsonl",
+    "test=tests/data/annotate_test.jsonl",
+)
 ErrorsOpt = typer.Option(
     None,
     "--errors",

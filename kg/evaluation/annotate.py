@@ -219,7 +219,9 @@ def render_markdown(reports: dict[str, dict[str, Any]], command: str, target_spl
         "",
         f"Command: `{command}`. Labelled paragraphs written blind from the sources "
         "(`tests/data/annotate_paragraphs.jsonl`), split by `tests/data/make_annotate_splits.py` "
-        "(stratified by language and format); the rules were tuned on dev only. A mention is right when "
+        "(stratified by language and format); `dev-traps` (`tests/data/annotate_dev_traps.jsonl`) holds extra dev "
+        "paragraphs written later from the sources by a developer who knew the engine, with everyday senses "
+        "of glossary words; the rules were tuned on the dev splits only. A mention is right when "
         "its span is exactly the labelled one and its term one the labelled names resolve to. "
         f"Targets on {target_split}: precision ≥ {TARGET_PRECISION:.2f}, recall ≥ {TARGET_RECALL:.2f}. "
         "Everyday words (token, node, engine, EP, 节点…) are decided by the context rules of "
