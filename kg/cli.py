@@ -685,9 +685,15 @@ AnnotateSplitOpt = typer.Option(
     "--split",
     help="NAME=FILE of labelled paragraphs (JSON lines), repeatable; default: the dev and test splits.",
 )
-DEFAULT_ANNOTATE_SPLITS = ("dev=tests/data/annotate_dev.jsonl", "test=tests/data/annotate_test.jsonl")
+DEFAULT_ANNOTATE_SPLITS = (
+    "dev=tests/data/annotate_dev.jsonl",
+    "dev-traps=tests/data/annotate_dev_traps.jsonl",
+    "test=tests/data/annotate_test.jsonl",
+)
 ErrorsOpt = typer.Option(
-    None, "--errors", help="Also list the wrong and missed mentions of this split (refused for test)."
+    None,
+    "--errors",
+    help="Also list the wrong and missed mentions of this split (dev splits only: dev, dev-…, dev_…).",
 )
 
 
@@ -700,11 +706,18 @@ def eval_annotate(
 ) -> None:
     """Precision and recall of term annotation on labelled doc paragraphs, per split, language and format."""
     from kg.annotate import Annotator
-    from kg.evaluation.annotate import evaluate, failures, load_paragraphs, render_markdown, targets_met
+    from kg.evaluation.annotate import (
+        evaluate,
+        failures,
+        is_dev_split,
+        load_paragraphs,
+        render_markdown,
+        targets_met,
+    )
     from kg.store import Glossary
 
-    if errors == "test":
-        err.print("[red]--errors test:[/red] the test split is looked at only through its aggregate figures")
+    if errors is not None and not is_dev_split(errors):
+        err.print(f"[red]--errors {escape(errors)}:[/red] only a dev split is listed item by item")
         raise typer.Exit(2)
     g = Glossary.load(artifact)
     annotator = Annotator(g)

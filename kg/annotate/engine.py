@@ -302,6 +302,14 @@ class Annotator:
                     self.vocabulary, h.entry, folded, original_view, h.start, span[0], self._segmenter
                 ):
                     continue
+                if (
+                    _latin(h.entry.name)
+                    and ctxmod.modifier_of_next(
+                        self.vocabulary, h.entry, folded, original_view, h.end, h.plural
+                    )
+                    and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span))
+                ):
+                    continue
                 near = self.vocabulary.related(h.entry.term_id)
                 related = any(t in near for t in named.get(span, {}) if t != h.entry.term_id)
                 if not related and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
@@ -334,6 +342,11 @@ class Annotator:
 def _aligned(original: str, folded: str, to_orig: Any) -> str:
     """The original's character at each folded offset (case kept), for the case-sensitive rules."""
     return "".join(original[to_orig(i)] if to_orig(i) < len(original) else " " for i in range(len(folded)))
+
+
+def _latin(name: str) -> bool:
+    """A name written in Latin letters only (no Chinese)."""
+    return not _CJK_CHARS.search(name)
 
 
 def _cjk(ch: str) -> bool:

@@ -192,6 +192,15 @@ class Vocabulary:
             self.automaton.add_word(key, Pattern(key, tuple(entries), key in plural_keys))
         self.automaton.make_automaton()
         self.idf, self.signatures = _signatures(glossary, self.tokenizer)
+        #: every Latin word of the sources' definitions and of the glossary's names, lower-cased:
+        #: the domain's English (kg.annotate.context, rule 4)
+        self.domain_words = frozenset(
+            w.lower()
+            for text in itertools.chain(
+                (d.text for t in terms for d in t.definitions), (n for _, n, _ in names)
+            )
+            for w in re.findall(r"[A-Za-z]+", text)
+        )
         self._related: dict[str, frozenset[str]] = {}
 
     def __len__(self) -> int:

@@ -27,9 +27,12 @@ a ``.. glossary::`` per category whose term lines are every name of each term, s
 resolves ``:term:`` for each name and publishes each in ``objects.inv`` as ``std:term`` (and each
 term's ``kg-<id>`` label as ``std:label``), which is what other projects' intersphinx reads.
 
-Auto-linking skips literals and code, existing references, titles and rubrics, glossary terms,
-raw HTML, comments and math; the matcher is :mod:`kg.docs_integrations.matcher` (to be replaced
-by the shared annotation engine).
+Auto-linking uses the shared annotation engine (:mod:`kg.annotate`), with the MkDocs plugin's
+matching rules: longest match over every name, Chinese matches on jieba word boundaries,
+abbreviations in their written case, plurals and possessives, everyday words (token, node,
+节点…) only where their sentence supports the glossary sense. Each paragraph is annotated as a whole so the context rules see
+its sentences; literals and code, existing references, titles and rubrics, glossary terms, raw
+HTML, comments and math are blanked out first and never linked.
 """
 
 from __future__ import annotations
@@ -48,11 +51,12 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
-from kg.docs_integrations.matcher import NameMatcher
+from kg.annotate import AnnotateOptions, Annotator
 from kg.docs_integrations.rst import glossary_rst
 from kg.docs_integrations.source import graph_file, load_graph
 from kg.errors import GlossaryError
 from kg.export._names import unique_names
+from kg.store import Glossary
 
 logger = logging.getLogger(__name__)
 
@@ -124,29 +128,39 @@ class AutoLinkTerms(SphinxTransform):
             return
         if any(True for _ in self.document.findall(addnodes.glossary)):
             return  # the page that holds the glossary
-        matcher = _matcher(self.config)
+        annotator, targets = _annotator(self.config)
         self.env.note_dependency(str(graph_file(self.config.glossary_kg_artifact)))
+        options = AnnotateOptions(format="text", occurrences="all")
         link_all = bool(self.config.glossary_kg_autolink_all)
         seen: set[str] = set()
-        for text in list(self.document.findall(nodes.Text)):
-            if _skipped(text):
+        for block in list(self.document.findall(_is_prose_block)):
+            if _skipped(block):
                 continue
-            _link_text(text, matcher, seen, link_all, self.env.docname)
+            _link_block(block, annotator, options, targets, seen, link_all, self.env.docname)
 
 
-_MATCHER: list[tuple[dict[str, Any], NameMatcher]] = []  # (graph, its matcher): the last one only
+_PROSE_BLOCKS = (nodes.paragraph, nodes.line, nodes.caption)
+# one annotator per graph document (load_graph returns the same object while the file is
+# unchanged); its automaton takes about a second to build
+_ANNOTATOR: list[tuple[dict[str, Any], Annotator, dict[str, str]]] = []
 
 
-def _matcher(config: Config) -> NameMatcher:
-    doc = _document(config)  # load_graph caches the document: the same object while it is unchanged
-    if not _MATCHER or _MATCHER[0][0] is not doc:
-        names = {name: nid for nid, ns in unique_names(doc).items() for name in ns}
-        _MATCHER[:] = [(doc, NameMatcher(names))]
-    return _MATCHER[0][1]
+def _is_prose_block(node: nodes.Node) -> bool:
+    return isinstance(node, _PROSE_BLOCKS)
 
 
-def _skipped(text: nodes.Text) -> bool:
-    parent = text.parent
+def _annotator(config: Config) -> tuple[Annotator, dict[str, str]]:
+    """The annotation engine of the configured graph, and each term's ``:term:`` target (its first
+    term line in the generated glossary)."""
+    doc = _document(config)
+    if not _ANNOTATOR or _ANNOTATOR[0][0] is not doc:
+        targets = {nid: ns[0] for nid, ns in unique_names(doc).items() if ns}
+        _ANNOTATOR[:] = [(doc, Annotator(Glossary(doc)), targets)]
+    return _ANNOTATOR[0][1], _ANNOTATOR[0][2]
+
+
+def _skipped(node: nodes.Node) -> bool:
+    parent = node if isinstance(node, SKIP_INSIDE) else node.parent
     while parent is not None:
         if isinstance(parent, SKIP_INSIDE):
             return True
@@ -154,32 +168,92 @@ def _skipped(text: nodes.Text) -> bool:
     return False
 
 
-def _link_text(text: nodes.Text, matcher: NameMatcher, seen: set[str], link_all: bool, docname: str) -> None:
-    value = str(text)
-    found = [m for m in matcher.find(value) if link_all or m.term_id not in seen]
-    if not found:
-        return
-    new: list[nodes.Node] = []
+def _link_block(
+    block: nodes.Element,
+    annotator: Annotator,
+    options: AnnotateOptions,
+    targets: dict[str, str],
+    seen: set[str],
+    link_all: bool,
+    docname: str,
+) -> None:
+    """Annotate one paragraph as a whole (the engine's context rules see the sentence), with the
+    text of its literals, references and other skipped inlines blanked out, then turn the
+    mentions that lie inside one plain text node into ``:term:`` cross-references."""
+    pieces: list[tuple[int, nodes.Text | None]] = []  # (offset, the text node or None if blanked)
+    parts: list[str] = []
     pos = 0
-    for m in found:
+    for text in block.findall(nodes.Text):
+        value = str(text)
+        blank = _skipped(text) or any(
+            isinstance(p, _PROSE_BLOCKS) and p is not block for p in _parents(text, block)
+        )
+        pieces.append((pos, None if blank else text))
+        parts.append(" " * len(value) if blank else value)
+        pos += len(value)
+    if not pieces:
+        return
+    joined = "".join(parts)
+    by_node: dict[int, list[tuple[int, int, str]]] = {}
+    for m in annotator.annotate(joined, options).mentions:
+        if m.term_id not in targets:
+            continue
+        i = _piece_at(pieces, m.start)
+        start, node = pieces[i]
+        if node is None or m.end > start + len(str(node)):
+            continue  # across inline markup: left as it is
         if not link_all and m.term_id in seen:
             continue
         seen.add(m.term_id)
-        if m.start > pos:
-            new.append(nodes.Text(value[pos : m.start]))
-        shown = value[m.start : m.end]
+        by_node.setdefault(i, []).append((m.start - start, m.end - start, m.term_id))
+    for i, found in by_node.items():
+        node = pieces[i][1]
+        assert node is not None
+        _replace(node, found, targets, docname)
+
+
+def _parents(node: nodes.Node, stop: nodes.Node) -> list[nodes.Node]:
+    out = []
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def _piece_at(pieces: list[tuple[int, nodes.Text | None]], offset: int) -> int:
+    lo, hi = 0, len(pieces) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if pieces[mid][0] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _replace(
+    text: nodes.Text, found: list[tuple[int, int, str]], targets: dict[str, str], docname: str
+) -> None:
+    value = str(text)
+    new: list[nodes.Node] = []
+    pos = 0
+    for start, end, term_id in found:
+        if start > pos:
+            new.append(nodes.Text(value[pos:start]))
+        shown = value[start:end]
         xref = addnodes.pending_xref(
             "",
             nodes.inline(shown, shown, classes=["xref", "std", "std-term"]),
             refdomain="std",
             reftype="term",
-            reftarget=m.name,
+            reftarget=targets[term_id],
             refexplicit=True,
             refwarn=True,
             refdoc=docname,
         )
         new.append(xref)
-        pos = m.end
+        pos = end
     if pos < len(value):
         new.append(nodes.Text(value[pos:]))
     text.parent.replace(text, new)

@@ -91,6 +91,22 @@ def test_everyday_words_need_their_context(ann: Any) -> None:
     assert "token" in ids(ann("Before you start, export your Hugging Face token.", context=False))
 
 
+def test_an_everyday_word_that_only_modifies_an_outside_noun_is_dropped(ann: Any) -> None:
+    # the next word is a noun the glossary never uses: another thing
+    assert "kernel" not in ids(
+        ann("After the kernel upgrade the NVIDIA driver failed and every GPU left the pool.")
+    )
+    assert "intermediate-representation" not in ids(
+        ann("We moved the IR camera feed off the CPU onto a GPU.")
+    )
+    # the domain's own compounds, a verb after it, or a plural head keep it
+    assert "decode" in ids(ann("New requests join the running batch at every decode step."))
+    assert "kernel" in ids(ann("The attention kernel finished in 2 ms on the GPU after kernel fusion."))
+    # an -er noun before it makes a compound ("user agent"); a comparative does not
+    assert "agent" not in ids(ann("The server logs the user agent of each client sending prompts."))
+    assert "batch" in ids(ann("A larger batch raises throughput but also TPOT during decode."))
+
+
 def test_a_chinese_match_never_splits_a_jieba_word(ann: Any) -> None:
     assert "distillation" not in ids(ann("液冷机柜的冷却液一般要用蒸馏水，GPU 才不会过热。"))
     assert "training" not in ids(ann("公司新开的 AI 训练营讲的是 GPU 推理成本。"))

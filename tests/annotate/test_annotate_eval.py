@@ -17,7 +17,7 @@ from kg.annotate import Annotator
 from kg.bench.annotate_bench import run_benchmark, synthetic_page
 from kg.benchreport import render_annotate
 from kg.cli import app
-from kg.evaluation.annotate import evaluate, failures, load_paragraphs, render_markdown
+from kg.evaluation.annotate import evaluate, failures, is_dev_split, load_paragraphs, render_markdown
 from kg.store import Glossary
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -107,6 +107,20 @@ def test_scores_precision_recall_traps_and_unresolved(
     assert "| dev | all | 2 | 3 | 4 | 3 | 0.750 | 1.000 |" in md and "Frobnicator (1)" in md
 
 
+def test_a_test_split_is_rendered_through_counts_only(
+    labelled: Path, glossary: Glossary, annotator: Annotator
+) -> None:
+    report = evaluate(annotator, load_paragraphs(labelled, glossary))
+    report["problems"] = ["x9: trap 'TTFT'#4 not in the text"]
+    md = render_markdown({"dev": report, "test": report}, command="glossary eval-annotate")
+    dev_part, test_part = md.split("**test**")
+    assert "Frobnicator (1)" in dev_part and "x9: trap" in dev_part
+    assert "Frobnicator" not in test_part and "x9" not in test_part
+    assert "not counted): 1; labels that do not fit their text: 1" in test_part
+    assert is_dev_split("dev") and is_dev_split("dev-extra") and not is_dev_split("test")
+    assert not is_dev_split("blind") and not is_dev_split("devtest")
+
+
 def test_a_label_that_does_not_fit_its_text_is_reported(
     tmp_path: Path, glossary: Glossary, annotator: Annotator
 ) -> None:
@@ -140,9 +154,12 @@ def test_eval_annotate_command_writes_its_section(artifact: Path, labelled: Path
     assert "kept" in text and "<!-- BEGIN annotate -->" in text and "| dev | all |" in text
 
 
-def test_eval_annotate_refuses_to_list_the_test_split_failures(artifact: Path) -> None:
+def test_eval_annotate_refuses_to_list_the_test_split_failures(artifact: Path, labelled: Path) -> None:
     result = CliRunner().invoke(app, ["eval-annotate", "--artifact", str(artifact), "--errors", "test"])
     assert result.exit_code == 2
+    args = ["eval-annotate", "--artifact", str(artifact), "--split", f"blind={labelled}", "--errors", "blind"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "x2 WRONG" not in result.output
 
 
 def test_bench_annotate_measures_a_markdown_page(glossary: Glossary) -> None:
