@@ -222,14 +222,15 @@ class LabelMatcher:
         for n, e in enumerate(self._entries):
             for tail in _word_tails(e):
                 by_first.setdefault(tail[0], []).append((n, len(e.key) - len(tail)))
-        entries, offsets = array("i"), array("i")
+        tail_entries: array[int] = array("i")
+        tail_offsets: array[int] = array("i")
         for first in sorted(by_first):
-            bucket = by_first.pop(first)
-            bucket.sort(key=lambda t: (self._prefix_keys[t[0]][t[1] :], t[0]))
-            entries.extend(n for n, _ in bucket)
-            offsets.extend(o for _, o in bucket)
-        self._suffix_entries = entries
-        self._suffix_keys = _Suffixes(self._prefix_keys, entries, offsets)
+            group = by_first.pop(first)
+            group.sort(key=lambda t: (self._prefix_keys[t[0]][t[1] :], t[0]))
+            tail_entries.extend(t[0] for t in group)
+            tail_offsets.extend(t[1] for t in group)
+        self._suffix_entries = tail_entries
+        self._suffix_keys = _Suffixes(self._prefix_keys, tail_entries, tail_offsets)
 
     def __len__(self) -> int:
         """Number of distinct (term, name key, kind) entries."""
