@@ -324,7 +324,7 @@ def render_memory(d: dict[str, Any]) -> str:
     if base:
         lines += [
             "",
-            f"Before: `{base['command']}` at commit {base.get('commit', '?')} ({base.get('started_at', '?')}).",
+            f"Before: `{base['command']}` at commit {base.get('commit', '?')}.",
         ]
     lines += [
         "",
@@ -346,7 +346,10 @@ def render_memory(d: dict[str, Any]) -> str:
         "",
         "Peak RSS: VmHWM of the probe process (load + first query, as in `glossary bench-search`); anon / "
         "file-backed / PSS: the profile process after its first query. File-backed pages (memory-mapped "
-        "vectors, the encoder's weights) are shared by every replica that maps the same files.",
+        "vectors, the encoder's weights) are shared by every replica that maps the same files. Search "
+        "p50/p99: the `glossary bench-search` probe after one warm-up round; the engine keeps the vectors "
+        "of its last 256 queries and the dev set has fewer, so the timed rounds do not encode queries "
+        "(the dense stage with encoding is `dense stage p50` of the search section).",
         "",
         "| target | limit | measured | status |",
         "|---|---:|---:|---|",
