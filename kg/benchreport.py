@@ -275,6 +275,93 @@ def render_annotate(d: dict[str, Any]) -> str:
     )
 
 
+def _structure_rows(res: dict[str, Any]) -> dict[str, tuple[float, float | None]]:
+    """step -> (RSS delta MB, retained Python MB) of one profiled size."""
+    prof = res["profile"]
+    kept = {r["structure"]: r["python_mb"] for r in prof.get("retained", [])}
+    return {s["step"]: (s["rss_delta_mb"], kept.get(s["step"])) for s in prof["steps"]}
+
+
+def render_memory(d: dict[str, Any]) -> str:
+    """Per-replica memory (``glossary bench-memory``): per structure, then build/RSS/latency per size."""
+    from kg.bench.memory_bench import STEP_LABELS
+
+    lines = [
+        "## Memory per replica",
+        "",
+        f"Command: `{d['command']}` (started {d.get('started_at', '?')}, {d.get('duration_s', '?')} s; "
+        f"machine load: {json.dumps(d.get('machine_load', {}))}). Synthetic corpora of `kg/bench/synthetic.py`; "
+        "each size is built, profiled and probed in fresh processes (`kg/bench/memory_bench.py`).",
+        "",
+        "### Where the memory goes",
+        "",
+        "RSS delta: resident memory added while the structure was loaded, in load order (allocator "
+        "slack and transient garbage included). Kept: bytes of the Python objects it retains "
+        "afterwards (each object counted once); FAISS and the encoder live outside Python.",
+        "",
+    ]
+    columns: list[tuple[str, dict[str, Any]]] = []
+    base = d.get("baseline")
+    if base:
+        columns += [(f"before: {r['size']:,} terms", r) for r in base["results"]]
+    columns += [(f"{r['size']:,} terms", r) for r in d["results"]]
+    head = "| structure | " + " | ".join(f"{c} RSS delta MB | {c} kept MB" for c, _ in columns) + " |"
+    lines += [head, "|---|" + "---:|---:|" * len(columns)]
+    tables = [_structure_rows(r) for _, r in columns]
+    for step, label in STEP_LABELS.items():
+        if not any(step in t for t in tables):
+            continue
+        cells = []
+        for t in tables:
+            delta, kept = t.get(step, (None, None))
+            cells += [_fmt(delta), _fmt(kept)]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    peaks = []
+    for _, r in columns:
+        first = r["profile"]["after_first_query_mb"]
+        peaks += [_fmt(first.get("hwm", first.get("ru_maxrss"))), "–"]
+    lines.append("| **peak RSS after the first query** | " + " | ".join(peaks) + " |")
+    if base:
+        lines += [
+            "",
+            f"Before: `{base['command']}` at commit {base.get('commit', '?')}.",
+        ]
+    lines += [
+        "",
+        "### Build, memory and latency by size",
+        "",
+        "| terms | passages | vectors | index | build s | build peak RSS MB | artifact MB | RSS loaded MB | "
+        "peak RSS MB | anon MB | file-backed MB | PSS MB | RSS after all queries MB | load s | "
+        "search p50 ms | search p99 ms |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in d["summary"]:
+        lines.append(
+            f"| {_fmt(s['terms'])} | {_fmt(s['passages'])} | {s['vectors']} | {s['index_kind']} | {_fmt(s['build_s'])} | "
+            f"{_fmt(s['build_peak_rss_mb'])} | {_fmt(s['artifact_mb'])} | {_fmt(s['loaded_rss_mb'])} | "
+            f"{_fmt(s['peak_rss_mb'])} | {_fmt(s['anon_mb'])} | {_fmt(s['file_mb'])} | {_fmt(s['pss_mb'])} | "
+            f"{_fmt(s['end_rss_mb'])} | {_fmt(s['load_s'])} | {_fmt(s['search_p50_ms'])} | {_fmt(s['search_p99_ms'])} |"
+        )
+    lines += [
+        "",
+        "Peak RSS: VmHWM of the probe process (load + first query, as in `glossary bench-search`); anon / "
+        "file-backed / PSS: the profile process after its first query. File-backed pages (memory-mapped "
+        "vectors, the encoder's weights) are shared by every replica that maps the same files. Search "
+        "p50/p99: the `glossary bench-search` probe after one warm-up round; the engine keeps the vectors "
+        "of its last 256 queries and the dev set has fewer, so the timed rounds do not encode queries "
+        "(the dense stage with encoding is `dense stage p50` of the search section).",
+        "",
+        "| target | limit | measured | status |",
+        "|---|---:|---:|---|",
+    ]
+    for t in d["targets"]:
+        lines.append(
+            f"| {t['target']} | {_fmt(t['limit'])} {t['unit']} | {_fmt(t['value'])} {t['unit']} | {t['status']} |"
+        )
+    lines += ["", "Raw output: [bench/memory.json](bench/memory.json)."]
+    return "\n".join(lines)
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
@@ -286,6 +373,7 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
         ("rebuild", render_rebuild),
         ("reload", render_reload),
         ("annotate", render_annotate),
+        ("memory", render_memory),
     )
     for name, render in renderers:
         path = bench_dir / f"{name}.json"

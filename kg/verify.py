@@ -161,14 +161,21 @@ def artifact_content_hash(manifest: dict[str, Any] | None) -> str | None:
 def parse_graph(data: bytes) -> dict[str, Any]:
     """The graph document in *data*; :class:`ValueError` saying what is wrong with it otherwise
     (no file names, no paths: the caller prefixes the file)."""
+    return _parse_graph_text(_graph_text(data))
+
+
+def _graph_text(data: bytes) -> str:
     if not data.strip():
         raise ValueError("empty file (was the build interrupted?)")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.reason == "unexpected end of data":
             raise ValueError(f"truncated inside a UTF-8 character at byte {exc.start}") from None
         raise ValueError(f"not valid UTF-8 at byte {exc.start}: damaged, or not a graph") from None
+
+
+def _parse_graph_text(text: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -273,10 +280,20 @@ def recorded_sha256(manifest: dict[str, Any], rel: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def read_graph(artifact_dir: str | os.PathLike[str]) -> dict[str, Any]:
+def read_graph(artifact_dir: str | os.PathLike[str], *, expect_sha256: str | None = None) -> dict[str, Any]:
     """The graph document of an artifact, whole and matching its checksum; :class:`ArtifactError`
     naming ``graph.json`` (or ``manifest.json``) otherwise. A graph without a manifest (assembled by
-    hand, not by ``glossary build``) is read unverified; :func:`verify_artifact` reports it."""
+    hand, not by ``glossary build``) is read unverified; :func:`verify_artifact` reports it.
+    *expect_sha256*: the file must also be the one read before (see :func:`read_graph_checked`)."""
+    return read_graph_checked(artifact_dir, expect_sha256=expect_sha256)[0]
+
+
+def read_graph_checked(
+    artifact_dir: str | os.PathLike[str], *, expect_sha256: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """:func:`read_graph` and the sha256 of the bytes it parsed: a reader that drops the document
+    (:class:`kg.store.Glossary`) reads it again later with ``expect_sha256`` set to that digest,
+    so that it never gets another graph than the one it loaded."""
     root = resolve_artifact(artifact_dir)
     path = root / GRAPH
     try:
@@ -286,17 +303,22 @@ def read_graph(artifact_dir: str | os.PathLike[str]) -> dict[str, Any]:
     except OSError as exc:
         raise ArtifactError(f"{GRAPH}: unreadable: {exc.strerror}") from None
     manifest = read_manifest(root)
+    digest = hashlib.sha256(data).hexdigest()
+    if expect_sha256 is not None and digest != expect_sha256:
+        raise ArtifactError(f"{GRAPH}: changed since the graph was loaded: reload the artifact")
     try:
-        doc = parse_graph(data)
+        text = _graph_text(data)
+        del data  # the bytes are not needed while parsing (a 100k-term graph.json is ~80 MB)
+        doc = _parse_graph_text(text)
     except ValueError as exc:
         raise ArtifactError(f"{GRAPH}: {exc}") from None
     if manifest is not None:
         expected = recorded_sha256(manifest, GRAPH)
         if expected is None:
             raise ArtifactError(f"{GRAPH}: {MANIFEST} records no checksum for it: rebuild the artifact")
-        if hashlib.sha256(data).hexdigest() != expected:
+        if digest != expected:
             raise ArtifactError(f"{GRAPH}: {_MISMATCH}")
-    return doc
+    return doc, digest
 
 
 _MISMATCH = "does not match its checksum in manifest.json (changed or damaged since the build)"

@@ -184,14 +184,19 @@ def load_index(
     expected_encoder_id: str,
     expected_dim: int,
     ef_search: int = DEFAULT_EF_SEARCH,
+    mmap: bool = True,
 ) -> FaissVectorIndex:
-    """Load an index saved by :meth:`FaissVectorIndex.save`, verifying encoder, dim and checksums.
+    """Load an index saved by :meth:`FaissVectorIndex.save`, verifying encoder, dim and checksums;
+    *mmap*: map the vectors from the file instead of copying them into memory (see
+    :func:`~embeddings.index.store.read_index_dir`).
 
     Raises :class:`~embeddings.errors.IndexMismatchError` or
     :class:`~embeddings.errors.IndexCorruptError` (see
     :func:`~embeddings.index.store.read_index_dir`); a failing index is never returned.
     """
-    loaded = read_index_dir(directory, expected_encoder_id=expected_encoder_id, expected_dim=expected_dim)
+    loaded = read_index_dir(
+        directory, expected_encoder_id=expected_encoder_id, expected_dim=expected_dim, mmap=mmap
+    )
     return FaissVectorIndex(
         loaded.index, loaded.ids, encoder_id=loaded.manifest["encoder_id"], ef_search=ef_search
     )

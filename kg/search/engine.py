@@ -203,11 +203,14 @@ class SearchEngine:
         dense: DenseIndex | None,
         weights: FusionWeights | None = None,
         neighbours: Callable[[str], Iterable[str]] | None = None,
+        on_step: Callable[[str], None] | None = None,
     ) -> None:
         # mentioned-only nodes (kg/mentioned.py) have no text of their own to search: the engine
         # indexes and ranks defined terms only, so a mention never outranks a definition
         self.terms = {t.id: t for t in terms if t.defined}
         self.matcher = LabelMatcher(_name_triples(self.terms.values()))
+        if on_step is not None:
+            on_step("labels")
         self.lexical = lexical
         self.dense = dense
         self.weights = weights or FusionWeights()
@@ -276,6 +279,8 @@ class SearchEngine:
         weights: FusionWeights | None = None,
         neighbours: Callable[[str], Iterable[str]] | None = None,
         encoder: Any = None,
+        on_step: Callable[[str], None] | None = None,
+        mmap: bool = True,
     ) -> SearchEngine:
         """Load the indexes written by :meth:`save`.
 
@@ -283,7 +288,10 @@ class SearchEngine:
         (:class:`embeddings.IndexMismatchError` / ``IndexCorruptError`` otherwise); pass
         ``encoder_spec`` to assert which encoder the caller expects. *encoder*: a query encoder
         already loaded (a server reloading its artifact keeps its model), used when its id is
-        the one the index records, else a new one is made.
+        the one the index records, else a new one is made. *on_step* (memory benchmarks,
+        :mod:`kg.bench.memory_bench`) is called after each structure is loaded. *mmap*: map the
+        BM25 arrays and the vectors from their files (shared by every process serving the
+        artifact) rather than copying them into memory; the results are the same.
         """
         from embeddings import load_index, make_encoder
         from kg.errors import ArtifactError
@@ -295,8 +303,11 @@ class SearchEngine:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("format") != ENGINE_FORMAT:
             raise ArtifactError(f"search index format {meta.get('format')} is not {ENGINE_FORMAT}: rebuild")
+        step = on_step or (lambda _name: None)
         tokenizer = Tokenizer(cls.vocabulary(terms))
-        lexical = LexicalIndex.load(directory / "lexical", tokenizer)
+        step("tokenizer")
+        lexical = LexicalIndex.load(directory / "lexical", tokenizer, mmap=mmap)
+        step("bm25")
         dense = None
         if meta.get("dense"):
             info = meta["dense"]
@@ -311,8 +322,12 @@ class SearchEngine:
                 return encoder_cell[0]
 
             index = load_index(
-                directory / "dense", expected_encoder_id=info["encoder_id"], expected_dim=info["dim"]
+                directory / "dense",
+                expected_encoder_id=info["encoder_id"],
+                expected_dim=info["dim"],
+                mmap=mmap,
             )
+            step("vectors")
             try:
                 offset = check_offset(info.get("language_offset"), int(info["dim"]))
             except ValueError as exc:
@@ -330,7 +345,7 @@ class SearchEngine:
                     f"the index was built with encoder {info['encoder_id']!r}, not {factory().id!r}: "
                     "rebuild with `glossary build --encoder ...`"
                 )
-        return cls(terms, lexical, dense, weights, neighbours)
+        return cls(terms, lexical, dense, weights, neighbours, on_step=on_step)
 
     @classmethod
     def for_artifact(

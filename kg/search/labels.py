@@ -14,6 +14,7 @@ shorter name, then name and term id).
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from rapidfuzz.distance import OSA
 
 from kg.search.charfilter import CharFilter
 from kg.search.tokenize import CJK_CLASS
-from kg.search.trie import END, char_trie
+from kg.search.trie import MAX_CHAR, PrefixWalk
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
 __all__ = ["KIND_RANK", "LabelMatcher", "Match", "Span"]
@@ -36,7 +37,7 @@ DEFAULT_CUTOFF = 0.7
 
 # Separators that find_mentions may step over inside a name ("kv-cache" ~ "KV cache").
 _SKIP = frozenset(" -_‐‑‒–—·・./\\'’")
-_MAX_CHAR = "\U0010ffff"
+_MAX_CHAR = MAX_CHAR
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,22 @@ class _Entry:
     @property
     def order(self) -> tuple[int, int, str, str]:
         return (KIND_RANK[self.kind], len(self.key), self.name, self.term_id)
+
+
+class _Suffixes:
+    """The sorted suffixes of the suggest tables as a read-only sequence (for ``bisect``): item
+    ``i`` is ``keys[entries[i]][offsets[i]:]``, made when a binary search reads it."""
+
+    __slots__ = ("_entries", "_keys", "_offsets")
+
+    def __init__(self, keys: list[str], entries: array[int], offsets: array[int]) -> None:
+        self._keys, self._entries, self._offsets = keys, entries, offsets
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, i: int) -> str:
+        return self._keys[self._entries[i]][self._offsets[i] :]
 
 
 _WORD_CHAR = re.compile(f"[^\\W_{CJK_CLASS}]")
@@ -211,19 +228,31 @@ class LabelMatcher:
         for k in self._long_keys:
             self._long_by_prefix.setdefault(k[:3], []).append(k)
 
-        # find_mentions: trie over keys
-        self._trie = char_trie(keys)
+        # find_mentions: a trie walk over the sorted keys (no dict per node: kg/search/trie.py)
+        self._trie = PrefixWalk(keys)
         # short keys whose own name has a separator ("llm-d" → "llmd"): a separator inside
         # them is the name's, not a sign of a different word ("t-p" is no "TP")
         self._separated_short = frozenset(
             e.key for e in self._entries if len(e.key) <= 4 and any(c in _SKIP for c in e.name)
         )
 
-        # suggest: sorted keys (prefix) and sorted proper suffixes (infix)
+        # suggest: sorted keys (prefix) and sorted proper suffixes (infix); a suffix is kept as
+        # (entry, offset into its key), not as a string (at 100k terms, ~900k of them)
         self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
-        suffixes = sorted((tail, n) for n, e in enumerate(self._entries) for tail in _word_tails(e))
-        self._suffix_keys = [s for s, _ in suffixes]
-        self._suffix_entries = [n for _, n in suffixes]
+        # sorted one first character at a time, so that the sort's key strings never all exist at once
+        by_first: dict[str, list[tuple[int, int]]] = {}
+        for n, e in enumerate(self._entries):
+            for tail in _word_tails(e):
+                by_first.setdefault(tail[0], []).append((n, len(e.key) - len(tail)))
+        tail_entries: array[int] = array("i")
+        tail_offsets: array[int] = array("i")
+        for first in sorted(by_first):
+            group = by_first.pop(first)
+            group.sort(key=lambda t: (self._prefix_keys[t[0]][t[1] :], t[0]))
+            tail_entries.extend(t[0] for t in group)
+            tail_offsets.extend(t[1] for t in group)
+        self._suffix_entries = tail_entries
+        self._suffix_keys = _Suffixes(self._prefix_keys, tail_entries, tail_offsets)
 
     def __len__(self) -> int:
         """Number of distinct (term, name key, kind) entries."""
@@ -306,12 +335,14 @@ class LabelMatcher:
         trie = self._trie
         candidates: list[tuple[int, int, int, int, str]] = []
         for i, ch in enumerate(folded):
-            node = trie.get(ch)
-            if node is None or (i > 0 and mask[i] == "\x01" and mask[i - 1] == "\x01"):
+            if i > 0 and mask[i] == "\x01" and mask[i - 1] == "\x01":
+                continue
+            node = trie.root(ch)
+            if node is None:
                 continue
             j, skipped = i + 1, False
             while True:
-                key = node.get(END)
+                key = trie.word(node)
                 if key is not None and not (skipped and len(key) <= 4 and key not in self._separated_short):
                     if not (j < n and mask[j - 1] == "\x01" and mask[j] == "\x01"):
                         candidates.append((-len(key), -(j - i), i, j, key))
@@ -320,9 +351,9 @@ class LabelMatcher:
                         candidates.append((-len(key), -(j - i), i, j + 1, key))
                 if j >= n:
                     break
-                nxt = node.get(folded[j])
+                nxt = trie.child(node, folded[j])
                 if nxt is None and folded[j] in _SKIP and j + 1 < n:
-                    nxt = node.get(folded[j + 1])
+                    nxt = trie.child(node, folded[j + 1])
                     if nxt is not None:
                         skipped = True
                         j += 1

@@ -140,8 +140,10 @@ class LexicalIndex:
         (path / _META).write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: str | Path, tokenizer: Tokenizer | None = None) -> LexicalIndex:
-        """Read an index written by :meth:`save`.
+    def load(
+        cls, directory: str | Path, tokenizer: Tokenizer | None = None, *, mmap: bool = True
+    ) -> LexicalIndex:
+        """Read an index written by :meth:`save` (its arrays memory-mapped unless *mmap* is False).
 
         The tokenizer is rebuilt from the saved vocabulary unless *tokenizer* is
         given (it must then have the same vocabulary). Raises ``ValueError`` for a
@@ -167,5 +169,6 @@ class LexicalIndex:
         index._doc_ids = list(meta["doc_ids"])
         index._bm25 = None
         if meta["has_bm25"]:
-            index._bm25 = _bm25_class().load(str(path / _BM25_DIR), show_progress=False)
+            # memory-mapped: a query reads only its tokens' columns, and replicas share the pages
+            index._bm25 = _bm25_class().load(str(path / _BM25_DIR), show_progress=False, mmap=mmap)
         return index

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from kg.search.trie import END, char_trie
+from kg.search.trie import PrefixWalk
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
 __all__ = ["CJK_CLASS", "STOPWORDS", "TOKENIZER_VERSION", "Tokenizer"]
@@ -139,9 +139,9 @@ class Tokenizer:
             # Chinese pieces of a mixed name ("延迟" of "首token延迟") are words too.
             jieba_words.update(run for run in _CJK_RUN.findall(compact) if len(run) >= 2)
         self._jieba = _jieba_for(tuple(sorted(jieba_words)))
-        # a character trie of the mixed names: matching costs the name length, not the number
+        # a trie walk over the mixed names: matching costs the name length, not the number
         # of names sharing a first character (thousands in a 100k-term glossary)
-        self._mixed_trie = char_trie(mixed)
+        self._mixed_trie = PrefixWalk(mixed)
 
     @property
     def segmenter(self) -> Any:
@@ -183,14 +183,15 @@ class Tokenizer:
         i, n = 0, len(text)
         while i < n:
             hit = 0
-            node = self._mixed_trie.get(text[i])
+            trie = self._mixed_trie
+            node = trie.root(text[i])
             j = i + 1
             while node is not None:
-                if END in node and _latin_boundary(text, i, j):
+                if trie.word(node) is not None and _latin_boundary(text, i, j):
                     hit = j - i  # the longest name that does not cut a Latin word wins
                 if j >= n:
                     break
-                node = node.get(text[j])
+                node = trie.child(node, text[j])
                 j += 1
             if hit:
                 yield i, i + hit
