@@ -114,10 +114,28 @@ def score_conversations(
     }
 
 
-def _measure(base: str, ep: Endpoint, args: argparse.Namespace, use_wrk: bool) -> Row:
-    if use_wrk:
-        return run_wrk(base, ep, args.duration, args.concurrency, args.warmup)
-    return run_python(base, ep, args.duration, args.concurrency, args.warmup)
+def drain(replica_urls: list[str]) -> None:
+    """Wait until every replica has finished the requests of a run whose client went away.
+
+    When wrk stops, the searches its connections had sent stay in the replica's search lane
+    (queued work is not cancelled), and they would take the next run's queue slots: 503
+    ``overloaded`` that no client of that run caused. The lane is first come, first served, so
+    one search answered means everything queued before it is done."""
+    for url in replica_urls:
+        httpx.get(url + "/v1/search", params={"q": "drain", "limit": 1}, timeout=120.0)
+
+
+def _measure(
+    base: str, ep: Endpoint, args: argparse.Namespace, use_wrk: bool, replica_urls: list[str]
+) -> Row:
+    """Warm up, drain, measure, drain (see :func:`drain`)."""
+    run = run_wrk if use_wrk else run_python
+    if args.warmup > 0:
+        run(base, ep, args.warmup, args.concurrency, 0.0)
+        drain(replica_urls)
+    row = run(base, ep, args.duration, args.concurrency, 0.0)
+    drain(replica_urls)
+    return row
 
 
 def upstream_counts(access_log: Path, upstreams: dict[str, str]) -> dict[str, int]:
@@ -160,12 +178,13 @@ def run(args: argparse.Namespace, prog: str, argv: list[str]) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
         for rnd in range(args.rounds):
             order = [("one process", one.url), (f"nginx, {args.replicas} replicas", d.url)]
+            drained = {one.url: [one.url], d.url: [r.url for r in d.replicas]}
             if rnd % 2:
                 order.reverse()  # drift on a shared machine must not favour one side
             for ep in endpoints:
                 for target, base in order:
                     _log(f"round {rnd + 1}/{args.rounds}: {ep.name} against {target} ({client.split()[0]})…")
-                    row = _measure(base, ep, args, use_wrk)
+                    row = _measure(base, ep, args, use_wrk, drained[base])
                     rows.append({"round": rnd + 1, "target": target, **asdict(row)})
         time.sleep(1.5)  # nginx flushes its access log every second
         per_replica_load = upstream_counts(
@@ -254,6 +273,10 @@ def run(args: argparse.Namespace, prog: str, argv: list[str]) -> dict[str, Any]:
             "one process: the same load sent straight to replica r1 (the other replicas idle); through "
             "nginx: round robin over every replica",
             "client, nginx and replicas share the machine's cores",
+            "searches cycle through the questions of the bench-http workload; each replica keeps the query "
+            "vectors of recent queries, as in bench-http",
+            "after each warm-up and each run, every replica finishes the searches left by the client that "
+            "went away before the next run starts (a search answered on each: the lane is first come, first served)",
         ],
         "summary": summary,
         "requests_per_replica_through_nginx": per_replica_load,

@@ -167,6 +167,10 @@ http {{
                          '$request_time upstream=$upstream_addr upstream_status=$upstream_status';
     access_log {run / "logs" / "access.log"} upstreams buffer=64k flush=1s;
 {temp}
+    # Nothing spooled to disk: bodies (up to client_max_body_size) and responses stay in memory, so
+    # workers that run as nobody (nginx started by root) need no access to the run directory.
+    client_body_buffer_size {site.client_max_body};
+    proxy_max_temp_file_size 0;
 
 {inner}
 }}
