@@ -197,7 +197,7 @@ def run(args: argparse.Namespace, prog: str, argv: list[str]) -> dict[str, Any]:
         replicas = [{"name": r.name, "address": r.address} for r in d.replicas]
     summary = []
     for ep in endpoints:
-        med: dict[str, dict[str, float]] = {}
+        med: dict[str, dict[str, Any]] = {}
         for target in {r["target"] for r in rows}:
             mine = [r for r in rows if r["endpoint"] == ep.name and r["target"] == target]
             med[target] = {
