@@ -164,11 +164,11 @@ def create_app(
         allow_origins=settings.cors_origins,
         post_paths=settings.cors_post_paths,
         allow_headers=["*"],
-        expose_headers=["ETag", "X-Glossary-Version"],
+        expose_headers=["ETag", "X-Glossary-Version", "X-Glossary-Replica"],
     )
     app.add_middleware(HeadAsGetMiddleware)
     docs = {app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
     app.add_middleware(SecurityHeadersMiddleware, docs_paths=frozenset(p for p in docs if p))
     # outermost: the artifact a request uses is fixed when it arrives, and every response says which
-    app.add_middleware(ArtifactMiddleware)
+    app.add_middleware(ArtifactMiddleware, replica=settings.replica)
     return app

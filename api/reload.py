@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 SCOPE_KEY = "glossary.artifact"
 VERSION_HEADER = "X-Glossary-Version"
+REPLICA_HEADER = "X-Glossary-Replica"
 
 
 @dataclass(eq=False)
@@ -96,10 +97,13 @@ def pinned(request: Request) -> Loaded:
 
 
 class ArtifactMiddleware:
-    """Keeps the current :class:`Loaded` in each request's scope and adds ``X-Glossary-Version``."""
+    """Keeps the current :class:`Loaded` in each request's scope and adds ``X-Glossary-Version``
+    (and ``X-Glossary-Replica`` when the server is given a *replica* name: which of several
+    replicas behind a load balancer answered)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, replica: str | None = None) -> None:
         self.app = app
+        self.replica = (REPLICA_HEADER.lower().encode(), replica.encode()) if replica else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -108,14 +112,16 @@ class ArtifactMiddleware:
         loaded = current(scope["app"])
         scope[SCOPE_KEY] = loaded
         tag = loaded.tag
-        if tag is None:
+        headers = [(VERSION_HEADER.lower().encode(), tag.encode())] if tag is not None else []
+        if self.replica is not None:
+            headers.append(self.replica)
+        if not headers:
             await self.app(scope, receive, send)
             return
-        header = (VERSION_HEADER.lower().encode(), tag.encode())
 
         async def with_version(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), header]}
+                message = {**message, "headers": [*message.get("headers", []), *headers]}
             await send(message)
 
         await self.app(scope, receive, with_version)

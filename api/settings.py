@@ -119,6 +119,11 @@ class Settings(BaseSettings):
         le=600,
         description="How long `POST /admin/reload` waits for every worker to serve the new version.",
     )
+    replica: str | None = Field(
+        default=None,
+        description="This server's name in the `X-Glossary-Replica` header of every response (several replicas "
+        "behind a load balancer: `glossary deploy-local` names them r1, r2 …; docs/DEPLOY.md). Unset: no header.",
+    )
     # --- uvicorn limits, passed by `glossary serve` (per worker) ---
     timeout_keep_alive: int = Field(
         default=5,

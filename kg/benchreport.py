@@ -362,6 +362,62 @@ def render_memory(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_replicas(d: dict[str, Any]) -> str:
+    """Replicas behind nginx against one process (``glossary bench-http --replicas N``)."""
+    st, chat = d["settings"], d["conversations"]
+    lines = [
+        "## Replicas behind nginx",
+        "",
+        f"Command: `{d['command']}` (started {d['started_at']}, {d['duration_s']} s; {d['machine']['cpus']} CPUs, "
+        f"load average before {d['machine']['loadavg_before'][0]}). {st['replicas']} `glossary serve` replicas "
+        f"({st['workers_per_replica']} worker each) behind nginx on loopback, chat sessions in Redis "
+        f"(`glossary deploy-local`). Client: {st['client']}, {st['concurrency']} connections, "
+        f"{st['duration_s']:g} s per run after {st['warmup_s']:g} s of warm-up, {st['rounds']} rounds alternating "
+        "which target goes first; medians of the rounds.",
+        "",
+        *[f"- {n}" for n in d.get("notes", [])],
+        "",
+        "| endpoint | one process req/s | through nginx req/s | ratio | one process p50 / p99 ms | "
+        "through nginx p50 / p99 ms | errors | req/s of each round (one; nginx) |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for s in d["summary"]:
+        one, many = s["one_process"], s["through_nginx"]
+        runs = (
+            ", ".join(_fmt(x, 0) for x in one["rps_runs"])
+            + "; "
+            + ", ".join(_fmt(x, 0) for x in many["rps_runs"])
+        )
+        lines.append(
+            f"| {s['endpoint']} | {_fmt(one['rps_median'])} | {_fmt(many['rps_median'])} | "
+            f"**{_fmt(s['ratio_rps'], 2)}×** | {_fmt(one['p50_ms_median'], 2)} / {_fmt(one['p99_ms_median'], 2)} | "
+            f"{_fmt(many['p50_ms_median'], 2)} / {_fmt(many['p99_ms_median'], 2)} | "
+            f"{one['errors'] + many['errors']} | {runs} |"
+        )
+    per = d.get("requests_per_replica_through_nginx") or {}
+    lines += [
+        "",
+        "Requests each replica answered through nginx during the load (nginx's access log): "
+        + (", ".join(f"{k} {_fmt(v)}" for k, v in per.items()) or "–")
+        + ".",
+        "",
+        f"Conversations: the {chat['conversations']} multi-turn conversations of `tests/data/chat_eval.jsonl`, "
+        f"{chat['turns']} turns through nginx, each a new request; turns answered per replica "
+        f"(`X-Glossary-Replica`): {', '.join(f'{k} {v}' for k, v in chat['turns_per_replica'].items())}. "
+        f"Of {chat['follow_ups']} follow-ups, {chat['follow_ups_on_another_replica']} were answered by another "
+        f"replica than the turn before, **{chat['follow_ups_kept_context']}** kept their context (same session, "
+        "and the answer and terms the conversation gets from one process alone), "
+        f"**{chat['session_resets']}** session resets.",
+        "",
+        "| target | limit | measured | status |",
+        "|---|---:|---:|---|",
+    ]
+    for t in d["targets"]:
+        lines.append(f"| {t['target']} | {t['limit']} | {t['value']} | {t['status']} |")
+    lines += ["", "Raw output: [bench/replicas.json](bench/replicas.json)."]
+    return "\n".join(lines)
+
+
 def write_report(bench_dir: Path, doc: Path) -> list[str]:
     """Render every known JSON in *bench_dir* into *doc*; return the sections written."""
     written = []
@@ -374,6 +430,7 @@ def write_report(bench_dir: Path, doc: Path) -> list[str]:
         ("reload", render_reload),
         ("annotate", render_annotate),
         ("memory", render_memory),
+        ("replicas", render_replicas),
     )
     for name, render in renderers:
         path = bench_dir / f"{name}.json"

@@ -1217,6 +1217,14 @@ SessionsOpt = typer.Option(
     "else sqlite.",
 )
 
+ReloadDirOpt = typer.Option(
+    None,
+    "--reload-dir",
+    help="Reload channel shared with other `glossary serve` processes on this machine (replicas: a reload "
+    "asked of one reaches every worker of each; `glossary deploy-local` sets it). Default: a private "
+    "temporary directory.",
+)
+
 
 @app.command()
 def serve(
@@ -1226,6 +1234,7 @@ def serve(
     artifact: Path | None = ServeArtifactOpt,
     access_log: bool = AccessLogOpt,
     sessions: str | None = SessionsOpt,
+    reload_dir: Path | None = ReloadDirOpt,
 ) -> None:
     """Run the REST API (uvicorn); builds the artifact first when it is missing. SIGHUP (or
     `POST /admin/reload` with GLOSSARY_ADMIN_TOKEN set) serves a newly built artifact without a
@@ -1264,7 +1273,12 @@ def serve(
     version_dir = pin_version(artifact)
     os.environ["GLOSSARY_ARTIFACT_DIR"] = str(version_dir)
     os.environ["GLOSSARY_ARTIFACT_LINK"] = str(artifact.absolute())
-    reload_dir = Path(tempfile.mkdtemp(prefix="glossary-serve-"))
+    own_reload_dir = reload_dir is None
+    if reload_dir is None:
+        reload_dir = Path(tempfile.mkdtemp(prefix="glossary-serve-"))
+    else:  # shared with other replicas: the latest start's version becomes every worker's target
+        reload_dir = reload_dir.absolute()
+        reload_dir.mkdir(parents=True, exist_ok=True)
     os.environ["GLOSSARY_RELOAD_DIR"] = str(reload_dir)
     from kg.reload import ReloadChannel
 
@@ -1302,7 +1316,135 @@ def serve(
             limit_concurrency=limits.limit_concurrency,
         )
     finally:
-        shutil.rmtree(reload_dir, ignore_errors=True)
+        if own_reload_dir:
+            shutil.rmtree(reload_dir, ignore_errors=True)
+
+
+DeployReplicasOpt = typer.Option(
+    2, "--replicas", min=1, max=16, help="`glossary serve` processes behind nginx."
+)
+DeployPortOpt = typer.Option(8080, "--port", min=1, max=65535, help="nginx's port on 127.0.0.1.")
+DeployWorkersOpt = typer.Option(1, "--workers", min=1, max=8, help="Workers per replica.")
+DeploySessionsOpt = typer.Option(
+    None,
+    "--sessions",
+    help="Session store of the replicas (redis://host:port/db). Default: $GLOSSARY_SESSIONS, else a "
+    "redis-server started here on a free loopback port, without persistence.",
+)
+RunDirOpt = typer.Option(
+    None,
+    "--run-dir",
+    help="Where nginx.conf, the logs and nginx's temp files go (default: a temp dir, removed).",
+)
+
+
+@app.command("deploy-local")
+def deploy_local(
+    replicas: int = DeployReplicasOpt,
+    port: int = DeployPortOpt,
+    workers: int = DeployWorkersOpt,
+    artifact: Path | None = ServeArtifactOpt,
+    sessions: str | None = DeploySessionsOpt,
+    run_dir: Path | None = RunDirOpt,
+) -> None:
+    """Several `glossary serve` replicas behind nginx on 127.0.0.1, chat sessions in Redis; Ctrl-C or
+    SIGTERM stops everything, SIGHUP reloads the artifact in every replica (docs/DEPLOY.md)."""
+    import signal
+    import threading
+
+    from kg.chat.sessions import parse_session_url
+    from kg.deploy.local import LocalDeployment
+
+    artifact = artifact or Path(os.environ.get("GLOSSARY_ARTIFACT_DIR") or DEFAULT_ARTIFACT)
+    if not artifact_complete(artifact):  # N replicas must not each start building it
+        err.print(
+            f"[red]{escape(str(artifact))} is not a complete artifact[/red]: build it first "
+            f"(`glossary build --artifact {escape(str(artifact))}`)",
+            highlight=False,
+        )
+        raise typer.Exit(2)
+    sessions = sessions or os.environ.get("GLOSSARY_SESSIONS") or None
+    if sessions is not None:
+        try:
+            parse_session_url(sessions)
+        except ValueError as exc:
+            err.print(f"[red]--sessions:[/red] {exc}")
+            raise typer.Exit(2) from exc
+        if sessions == "memory":
+            err.print(
+                "[yellow]memory sessions are per process: follow-ups on another replica start over[/yellow]"
+            )
+    deployment = LocalDeployment(
+        artifact,
+        replicas=replicas,
+        port=port,
+        workers=workers,
+        run_dir=run_dir,
+        sessions=sessions,
+        log=lambda m: console.print(m, markup=False, highlight=False),
+    )
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    reloads = threading.Event()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, lambda signum, frame: reloads.set())
+    reported: set[str] = set()
+    try:
+        deployment.start()
+        console.print(
+            f"serving {artifact} on {deployment.url} ({replicas} replicas × {workers} worker{'s' * (workers > 1)}); "
+            f"SIGHUP (kill -HUP {os.getpid()}) reloads every replica; Ctrl-C stops",
+            markup=False,
+            highlight=False,
+        )
+        while True:
+            if reloads.wait(0.5):
+                reloads.clear()
+                console.print("SIGHUP: reloading every replica")
+                deployment.reload()
+            for child in deployment.dead():
+                if child.name not in reported:
+                    reported.add(child.name)
+                    err.print(
+                        f"[yellow]{escape(child.name)} exited ({child.proc.returncode})[/yellow]; "
+                        "nginx sends its requests to the others"
+                    )
+    except KeyboardInterrupt:
+        console.print("stopping nginx, the replicas and redis…")
+    except RuntimeError as exc:
+        err.print(f"[red]deploy-local failed:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(1) from exc
+    finally:
+        deployment.stop()
+
+
+NginxListenOpt = typer.Option("127.0.0.1:8080", "--listen", help="nginx `listen` (port, or address:port).")
+NginxUpstreamOpt = typer.Option("--upstream", help="A replica's host:port (repeat for each replica).")
+NginxOutOpt = typer.Option(None, "--out", help="Write here (default: print).")
+
+
+@app.command("nginx-config")
+def nginx_config(
+    upstream: Annotated[list[str], NginxUpstreamOpt],
+    listen: str = NginxListenOpt,
+    out: Path | None = NginxOutOpt,
+) -> None:
+    """The nginx `upstream` and `server` blocks for replicas on several machines (a file for
+    /etc/nginx/conf.d/; the same template as `glossary deploy-local`)."""
+    from kg.deploy.nginx import Site, render_site
+
+    command = "glossary nginx-config " + " ".join(
+        [*(f"--upstream {u}" for u in upstream), f"--listen {listen}", *([f"--out {out}"] if out else [])]
+    )
+    text = render_site(Site(listen=listen, upstreams=tuple(upstream), command=command))
+    if out is None:
+        console.print(text, markup=False, highlight=False, end="")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    console.print(f"wrote {out}")
 
 
 @app.command(

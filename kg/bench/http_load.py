@@ -520,7 +520,13 @@ def parse_args(argv: Sequence[str] | None, prog: str = "python -m kg.bench.http_
     p.add_argument(
         "--warmup", type=float, default=2.0, help="Seconds of unmeasured load before each measurement."
     )
-    p.add_argument("--concurrency", type=int, default=32, help="Concurrent keep-alive connections (≤ 256).")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="Concurrent keep-alive connections (≤ 256; default 32; with --replicas 16: what one process "
+        "of one worker queues for search without shedding load, GLOSSARY_SEARCH_CONCURRENCY + _QUEUE = 18).",
+    )
     p.add_argument("--queries", type=Path, default=DEFAULT_QUERIES, help="JSON lines with a `query` field.")
     p.add_argument(
         "--wrk",
@@ -542,7 +548,33 @@ def parse_args(argv: Sequence[str] | None, prog: str = "python -m kg.bench.http_
         help="Extra cold starts timed to /readyz (0-10; not with --base-url).",
     )
     p.add_argument("--out", type=Path, help="Write the JSON result here (e.g. docs/bench/http.json).")
+    replicas = p.add_argument_group(
+        "replicas", "--replicas N: N replicas behind nginx against one process (kg/bench/replicas_bench.py)"
+    )
+    replicas.add_argument(
+        "--replicas",
+        type=int,
+        default=None,
+        help="Start N `glossary serve` replicas (--workers each, default 1) behind nginx with sessions "
+        "in Redis, and compare them with one process; writes docs/bench/replicas.json and its "
+        "section of docs/BENCHMARKS.md unless --out / --no-doc.",
+    )
+    replicas.add_argument("--rounds", type=int, default=3, help="Alternating rounds (medians reported).")
+    replicas.add_argument(
+        "--conversations",
+        type=Path,
+        default=Path("tests/data/chat_eval.jsonl"),
+        help="Chat conversations (JSON lines with `turns`); those of several turns are replayed.",
+    )
+    replicas.add_argument(
+        "--doc",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Write docs/BENCHMARKS.md's section.",
+    )
     args = p.parse_args(argv)
+    if args.concurrency is None:
+        args.concurrency = 16 if args.replicas is not None else 32
     if (
         not 0 < args.duration <= 120
         or not 0 <= args.warmup <= 60
@@ -552,12 +584,18 @@ def parse_args(argv: Sequence[str] | None, prog: str = "python -m kg.bench.http_
         p.error(
             "bounds: 0 < --duration ≤ 120, 0 ≤ --warmup ≤ 60, 1 ≤ --concurrency ≤ 256, 0 ≤ --startup-runs ≤ 10"
         )
+    if args.replicas is not None and (not 1 <= args.replicas <= 16 or not 1 <= args.rounds <= 20):
+        p.error("bounds: 1 ≤ --replicas ≤ 16, 1 ≤ --rounds ≤ 20")
+    if args.replicas is not None and args.base_url:
+        p.error("--replicas starts its own deployment: not with --base-url")
     return args
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m kg.bench.http_load") -> dict[str, Any]:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     args = parse_args(argv, prog)
+    if args.replicas is not None:
+        return _replicas(args, prog, list(sys.argv[1:] if argv is None else argv))
 
     load_before = os.getloadavg()  # other work on the machine skews every figure: record it
     workers, artifact = serve_settings(args)
@@ -646,6 +684,24 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m kg.bench.http
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
+def _replicas(args: argparse.Namespace, prog: str, argv: list[str]) -> dict[str, Any]:
+    """``--replicas N``: :mod:`kg.bench.replicas_bench`, its JSON and its docs section."""
+    from kg.bench.replicas_bench import DEFAULT_OUT, run
+    from kg.benchreport import render_replicas
+    from kg.docsections import replace_section
+
+    result = run(args, prog, argv)
+    out = args.out or DEFAULT_OUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    md = render_replicas(result)
+    print(md)
+    if args.doc:
+        replace_section(Path("docs/BENCHMARKS.md"), "replicas", md, title="Benchmarks")
+    print(f"wrote {out}" + (" and docs/BENCHMARKS.md (section replicas)" if args.doc else ""))
     return result
 
 
