@@ -156,6 +156,10 @@ class ConversationState:
             self.named = list(answer.mentioned)
         if not used_context or not self.topic:
             self.topic = focus
+        elif answer.intent == "which" and len(self.topic) >= 2 and focus[0] in self.topic:
+            # "Which one handles the gather work?" picked one of the two under discussion: the
+            # next "it" is that one
+            self.topic = focus[:1]
 
     def follow_ids(self, current_id: Callable[[str], str | None]) -> None:
         """Map the term ids kept across turns to current ones (``Glossary.current_id``): a state
