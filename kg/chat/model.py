@@ -156,9 +156,9 @@ class ConversationState:
             self.named = list(answer.mentioned)
         if not used_context or not self.topic:
             self.topic = focus
-        elif answer.intent == "which" and len(self.topic) >= 2 and focus[0] in self.topic:
-            # "Which one handles the gather work?" picked one of the two under discussion: the
-            # next "it" is that one
+        elif len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic:
+            # "Which one handles the gather work?", "第三个是哪家出的？": the turn picked one of the
+            # terms under discussion; the next "it" is that one
             self.topic = focus[:1]
 
     def follow_ids(self, current_id: Callable[[str], str | None]) -> None:

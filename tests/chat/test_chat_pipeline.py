@@ -410,3 +410,16 @@ def test_an_owner_pronoun_asks_for_a_neighbour(glossary: Glossary, real_engine: 
         context=state,
     )
     assert a.citations[0].term_id == "sparsecore", a.terms
+
+
+def test_an_ordinal_pick_becomes_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", context=state)
+    answer(glossary, engine, "第三个是哪家出的？", context=state)
+    assert state.topic == ["text-generation-inference"]
+
+
+def test_possessive_relation_frame_and_more_remedy_verbs() -> None:
+    p = parse("And what's llm-d's relationship to vLLM?")
+    assert (p.intent, [s.text for s in p.slots]) == ("relation", ["llm-d", "vllm"])
+    assert asks_for_remedy(parse("怎么缩短 TTFT？"))
