@@ -48,6 +48,7 @@ CONTEXT_REFUSAL_FACTOR = 0.5
 
 _REMEDY = re.compile(
     r"降低|减少|减小|避免|解决|缓解|提高|提升|加速|加快|优化|节省|节约|压缩|减轻|防止|改善|规避|消除|应对|"
+    r"降下来|降下去|压下来|压低|缩短|"
     r"省显存|省内存|省钱|变快|更快|更省|不卡|少用|降本|扩展到|"
     r"\b(?:reduce[sd]?|reducing|lower(?:ing)?|cut(?:ting)?|avoid(?:ing)?|fix(?:ing)?|solve[sd]?|solving|"
     r"mitigate[sd]?|speed(?:s|ing)? up|improv(?:e|es|ing)|increas(?:e|es|ing)|boost(?:s|ing)?|sav(?:e|es|ing)|"

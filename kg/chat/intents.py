@@ -296,6 +296,11 @@ _f("relation", None, r"(?:relationship|relation|link|connection) between (?P<a>.
 _f(
     "relation",
     None,
+    r"^what(?:'s| is| are) (?P<a>.+?)(?:'s|') (?:relationship|relation|connection|link) (?:to|with) (?P<b>.+)$",
+)
+_f(
+    "relation",
+    None,
     r"^(?:what|which)(?: other)?(?: terms?| concepts?| things?| ideas?)? (?:is|are) (?P<x>.+?) (?:related|connected|linked) to$",
 )
 _f(

@@ -193,6 +193,24 @@ def _is_name_like(token: str) -> bool:
     return False
 
 
+def _modified_name(token: str, pos: int, spans: list[Span]) -> bool:
+    """A known name with plain lower-case words hyphenated to it ("TPU-native", "vLLM-based"):
+    a mention of that name, not a new one ("FlashAttention-9", "Mamba-3" and "Mirror-MoE" stay
+    unknown). *pos* is where the folded *token* starts in the folded question."""
+    if "-" not in token:
+        return False
+    named = False
+    offset = pos
+    for part in token.split("-"):
+        length = len(fold(part))
+        if any(s.start <= offset and offset + length <= s.end for s in spans):
+            named = True
+        elif not (part.isascii() and part.isalpha() and part.islower()):
+            return False
+        offset += length + 1
+    return named
+
+
 @dataclass
 class Link:
     """A term found for a slot, and how."""
@@ -256,7 +274,7 @@ class Linker:
             if not _is_name_like(tok):
                 continue
             covered = any(s.start <= pos and pos + len(key) <= s.end for s in spans)
-            if covered or key in self.vocabulary:
+            if covered or key in self.vocabulary or _modified_name(tok, pos, spans):
                 continue
             unknown.append(tok)
             ranges.append((pos, pos + len(key)))

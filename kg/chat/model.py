@@ -156,6 +156,10 @@ class ConversationState:
             self.named = list(answer.mentioned)
         if not used_context or not self.topic:
             self.topic = focus
+        elif len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic:
+            # "Which one handles the gather work?", "第三个是哪家出的？": the turn picked one of the
+            # terms under discussion; the next "it" is that one
+            self.topic = focus[:1]
 
     def follow_ids(self, current_id: Callable[[str], str | None]) -> None:
         """Map the term ids kept across turns to current ones (``Glossary.current_id``): a state

@@ -70,3 +70,17 @@ def test_slot_offsets_are_respected(glossary: Glossary, engine: SearchEngine) ->
     assert [s.term_id for s in linker.spans_in(a, p.slots[0])] == ["time-to-first-token"]
     assert [s.term_id for s in linker.spans_in(a, p.slots[1])] == ["time-per-output-token"]
     assert linker.spans_in(a, Slot("", 0, 0)) == []
+
+
+def test_a_known_name_with_a_hyphenated_modifier_is_a_mention(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    linker = Linker(glossary, engine)
+    a = linker.analyse(parse("What's the TPU-native JAX version of the SGLang engine called?"))
+    assert "tensor-processing-unit" in {s.term_id for s in a.spans} and a.unknown == []
+    # a version number or a capitalised word makes a new name, which the glossary does not know
+    for q, word in [
+        ("What is FlashAttention-9?", "FlashAttention-9"),
+        ("镜像专家路由（Mirror-MoE routing）是什么", "Mirror-MoE"),
+    ]:
+        assert word in linker.analyse(parse(q)).unknown, q

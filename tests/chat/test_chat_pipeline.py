@@ -349,3 +349,77 @@ def test_a_remedy_for_exactly_a_name_is_in_the_domain(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.decision["reason"] == "exact" and a.grounded
+
+
+def test_two_names_joined_by_and_are_both_defined_in_the_users_order(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = answer(glossary, engine, "Explain cuBLAS and cuDNN")
+    assert [c.term_id for c in a.citations][:1] == ["cublas"] and "cudnn" in a.terms
+    a = answer(glossary, engine, "什么是 KV cache 和 PagedAttention")
+    assert a.citations[0].term_id == "kv-cache" and "pagedattention" in a.terms
+
+
+def test_an_elliptical_follow_up_continues_the_comparison(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "What is a canary deployment?", context=state)
+    answer(glossary, engine, "How is it different from shadow traffic?", context=state)
+    a = answer(glossary, engine, "And from blue-green deployments?", context=state)
+    assert a.intent == "comparison"
+    assert [c.term_id for c in a.citations][:1] == [
+        "canary-deployment"
+    ] and "blue-green-deployment" in a.terms
+
+
+def test_which_one_of_the_pair_becomes_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState(
+        topic=["mxu", "sparsecore"], pair=["mxu", "sparsecore"], last_intent="comparison"
+    )
+    state.record(
+        Answer(
+            "Which one handles the gathers?",
+            "en",
+            "which",
+            "…",
+            True,
+            terms=["sparsecore"],
+            focus=["sparsecore"],
+        ),
+        used_context=True,
+    )
+    assert state.topic == ["sparsecore"]
+
+
+def test_a_subject_pronoun_keeps_the_question_about_the_term_under_discussion(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "AWQ 和 GPTQ 有什么不同？", context=state)
+    a = answer(glossary, engine, "它们俩都算训练后量化吗？", context=state)
+    assert a.citations[0].term_id == "activation-aware-weight-quantization", a.terms
+
+
+@pytest.mark.slow
+def test_an_owner_pronoun_asks_for_a_neighbour(glossary: Glossary, real_engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, real_engine, "What is a TPU?", context=state)
+    a = answer(
+        glossary,
+        real_engine,
+        "And the helper core on it that handles gathers and data movement?",
+        context=state,
+    )
+    assert a.citations[0].term_id == "sparsecore", a.terms
+
+
+def test_an_ordinal_pick_becomes_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", context=state)
+    answer(glossary, engine, "第三个是哪家出的？", context=state)
+    assert state.topic == ["text-generation-inference"]
+
+
+def test_possessive_relation_frame_and_more_remedy_verbs() -> None:
+    p = parse("And what's llm-d's relationship to vLLM?")
+    assert (p.intent, [s.text for s in p.slots]) == ("relation", ["llm-d", "vllm"])
+    assert asks_for_remedy(parse("怎么缩短 TTFT？"))

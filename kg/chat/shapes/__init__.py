@@ -9,6 +9,7 @@ term it can quote.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kg.chat.compose import t
@@ -37,6 +38,11 @@ _HANDLERS: dict[str, Callable[[Ctx], Answer]] = {
 def unknown(ctx: Ctx) -> Answer:
     """No question frame: a bare name ("TTFT"), an elliptical follow-up, or chit-chat."""
     if ctx.analysis.spans or (ctx.pronoun is not None and ctx.referent):
+        other = _elliptical_comparison(ctx)
+        if other is not None:
+            # "How is it different from shadow traffic?" … "And from blue-green deployments?"
+            ctx.referents = other
+            return comparison(ctx)
         if (
             ctx.referent
             and not ctx.analysis.spans
@@ -50,6 +56,26 @@ def unknown(ctx: Ctx) -> Answer:
         # "I keep seeing a Pareto frontier on the charts …"): retrieval's best term
         return definition(ctx)
     return refuse(ctx)
+
+
+_ELLIPSIS_FILLER = re.compile(
+    r"^(?:and|also|then|so|what|how|about|from|with|to|against|vs\.?|versus|compared|那|那么|还有|和|跟|与|比|相比|呢|"
+    r"[\s,，.。?？!！])*$"
+)
+
+
+def _elliptical_comparison(ctx: Ctx) -> list[str] | None:
+    """After a comparison, a question that only names another term ("And from blue-green
+    deployments?", "那和 TPOT 比呢？") compares the term under discussion with it."""
+    state = ctx.state
+    if state is None or state.last_intent != "comparison" or not state.topic:
+        return None
+    named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
+    if len(named) != 1 or named[0] == state.topic[0]:
+        return None
+    f = ctx.parsed.folded
+    rest = "".join(f[i] for i in range(len(f)) if not any(s.start <= i < s.end for s in ctx.analysis.spans))
+    return [state.topic[0], named[0]] if _ELLIPSIS_FILLER.match(rest) else None
 
 
 def shape(ctx: Ctx) -> Answer:

@@ -28,15 +28,16 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
             owned = possessed(ctx, slot)
             if owned is not None:
                 return owned
-            if ctx.used_context:
+            if ctx.used_context and _possessive(ctx):
                 # "它上面的那条脊线": a neighbour of the term under discussion that the question
                 # describes. Not when the pronoun points back into the question itself
-                # ("Goodput: what does it count?"): there it simply is the term just named.
+                # ("Goodput: what does it count?"): there it simply is the term just named; nor
+                # when it is the subject ("它们俩都算训练后量化吗？"): the question is about it.
                 found = ctx.linker.context_link(ctx.body_text(substitute=False), ctx.referent)
                 if found is not None:
                     return found
         return Link(ctx.referent, "context")
-    if _asks_what_pronoun_is(ctx, slot):
+    if _pronoun_is_subject(ctx, slot):
         # "ttft, the wait before the first token shows up - what exactly is it?": the subject
         # is the pronoun, and it points back at the name the question opened with
         return Link(ctx.referent, "context")  # type: ignore[arg-type]
@@ -52,13 +53,45 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
 
 
 _ENDS_WITH_SUBJECT_PRONOUN = re.compile(r"\b(?:is|was|does|do|means?)\s+(?:it|that|this)\s*[?？.!]*$")
+_BEFORE_SUBJECT_PRONOUN = re.compile(
+    r"^\s*(?:(?:what|how|why|where|when|which)\s+)?(?:does|do|did|is|was|can|could|will|would|should)?\s*$"
+)
 
 
-def _asks_what_pronoun_is(ctx: Ctx, slot: Slot) -> bool:
-    """A definition whose subject is a pronoun resolved inside the question ("X, … what is it?")."""
-    if ctx.parsed.intent not in ("definition", "unknown") or ctx.used_context or not ctx.referent:
+_OWNED_AFTER = re.compile(r"^\s*(?:的|上|里|中|内|下|上面|里面|当中)")
+_OWNED_BEFORE = re.compile(r"\b(?:on|in|inside|within|of)\s*$")
+
+
+def _possessive(ctx: Ctx) -> bool:
+    """The pronoun owns what follows ("它的…", "它上面的…", "its …"), rather than being the subject."""
+    p = ctx.pronoun
+    if p is None:
         return False
-    return bool(_ENDS_WITH_SUBJECT_PRONOUN.search(slot.text)) and pronoun_in(ctx, slot)
+    f = ctx.parsed.folded
+    return (
+        p.text in ("its", "their")
+        or bool(_OWNED_AFTER.match(f[p.end :]))
+        or bool(_OWNED_BEFORE.search(f[: p.start]))  # "the helper core on it"
+    )
+
+
+def _pronoun_is_subject(ctx: Ctx, slot: Slot) -> bool:
+    """The slot's subject is a pronoun pointing back at the name the question opened with:
+    "X, … what is it?", "Tensor parallelism: does it need NVLink?", "KV cache，它为什么这么大"."""
+    p = ctx.pronoun
+    if (
+        ctx.parsed.intent not in ("definition", "unknown", "howto_why", "relation")
+        or ctx.used_context
+        or not ctx.referent
+        or p is None
+        or p.ref != "topic"
+        or not pronoun_in(ctx, slot)
+    ):
+        return False
+    if _ENDS_WITH_SUBJECT_PRONOUN.search(slot.text):
+        return True
+    before = ctx.parsed.folded[slot.start : p.start]
+    return p.text in ("it", "它") and bool(_BEFORE_SUBJECT_PRONOUN.match(before))
 
 
 def possessed(ctx: Ctx, slot: Slot) -> Link | None:

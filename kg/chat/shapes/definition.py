@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+import re
+
 from kg.chat.compose import Composer, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish, one_term, other_terms, ranked_neighbours
 from kg.textnorm import has_cjk, name_key
 
+_COORDINATOR = re.compile(r"^\s*(?:,|，|、|/|&|和|与|跟|及|以及|and|or|vs\.?|versus)\s*$")
+
+
+def coordinated(ctx: Ctx) -> list[str]:
+    """The two terms of a subject that is two names joined by "and" / "和" ("Explain cuBLAS and
+    cuDNN", "SXM 和 PCIe 介绍一下"), in the user's order; [] for any other subject."""
+    if ctx.used_context or not ctx.parsed.slots or (ctx.parsed.facet or "").startswith("names"):
+        return []
+    slot = ctx.parsed.slots[0]
+    spans = ctx.linker.spans_in(ctx.analysis, slot)
+    if len(spans) != 2 or spans[0].term_id == spans[1].term_id:
+        return []
+    between = ctx.parsed.folded[spans[0].end : spans[1].start]
+    return [spans[0].term_id, spans[1].term_id] if _COORDINATOR.match(between) else []
+
 
 def definition(ctx: Ctx) -> Answer:
+    both = coordinated(ctx)
+    if both:
+        # two subjects: both definitions, in the user's order, and what the sources say between them
+        from kg.chat.shapes.comparison import comparison
+
+        ctx.referents = both
+        ctx.parsed.slots = ctx.parsed.slots[:1]
+        return comparison(ctx)
     found = one_term(ctx)
     if isinstance(found, Answer):
         return found
