@@ -207,6 +207,8 @@ _f("definition", "names", r"^what(?:'s| is| are) (?P<x>.+?)(?:'s)? (?:names|labe
 _f("abbreviation", None, r"^(?P<x>.+?)是(?:什么|啥)的?(?:缩写|简称)")
 _f("abbreviation", None, r"^(?P<x>.+?)的?(?:全称|全名|完整名称)(?:是什么|是啥|叫什么)?$")
 _f("abbreviation", None, r"^(?P<x>.+?)(?:代表|表示)(?:什么|啥)$")
+_f("abbreviation", None, r"^(?P<x>.+?)(?:这几个|这串|这个)?(?:字母|缩写)(?:展开|拆开|全称)(?:是什么|是啥)?$")
+_f("abbreviation", None, r"^(?P<x>.+?)(?:拆开|展开|拆开来|展开来)(?:是|叫|写)?(?:什么|啥)$")
 _f("abbreviation", None, r"^what does (?P<x>.+?) stand for")
 _f("abbreviation", None, r"^what is (?P<x>.+?) (?:short|an abbreviation) for")
 _f(

@@ -120,3 +120,9 @@ def test_frames_match_where_fold_dropped_the_space_between_latin_and_chinese() -
     assert (p.intent, [s.text for s in p.slots]) == ("comparison", ["张量并行", "tp"])
     # ...but a space between two Latin words is still required ("how does" is no "how do" + "es…")
     assert not any(s.text.startswith("es") for s in parse("how does 分页注意力 work").slots)
+
+
+def test_expanding_an_abbreviation_in_chinese() -> None:
+    for q, x in [("SIMT 拆开来是什么", "simt"), ("RoCEv2 这串字母展开是什么", "rocev2")]:
+        p = parse(q)
+        assert (p.intent, [s.text for s in p.slots]) == ("abbreviation", [x]), q
