@@ -95,3 +95,21 @@ def test_scorer_counts_found_missed_unresolved_and_false_edges() -> None:
     s = score_contrasts(TERMS, edges, pairs)
     assert (s["found"], s["missed"], s["missed_unresolved"], s["false_edges"]) == (1, 2, 1, 1)
     assert s["recall"] == round(1 / 3, 3) and s["recall_explicit"] == 0.5 and s["precision"] == 0.5
+
+
+def test_report_lists_missed_pairs_for_dev_splits_only() -> None:
+    """A blind split's misses and false edges are counted per kind, never named."""
+    from kg.evaluation.contrasts import render_markdown
+
+    edges = [Edge("h100", "h200", "confused_with", "ev", "comparative", "001", 1)]
+    pairs = [
+        LabelledPair("p1", ("TTFT",), ("TPOT",), "contrast", "parallel", "001:2"),
+        LabelledPair("p2", ("H200",), ("H100",), "not_contrast", "related", "001:4"),
+    ]
+    s = score_contrasts(TERMS, edges, pairs)
+    md = render_markdown({"dev": s, "dev2": s, "test": s}, command="glossary eval-contrasts")
+    dev, _, rest = md.partition("**dev2**")
+    dev2, _, test = rest.partition("**test**")
+    for part in (dev, dev2):
+        assert "Missed: TTFT – TPOT" in part and "Edges on hard negatives: H200 – H100" in part
+    assert "TTFT" not in test and "H200" not in test and "parallel (contrast) 0/1" in test
