@@ -20,7 +20,14 @@ import re
 from collections.abc import Iterable
 from itertools import combinations, takewhile
 
-from kg.contrasts import adjacent_opposites, marker_contrasts, parallel_contrasts, same_name_pairs
+from kg.contrasts import (
+    adjacent_contrasts,
+    adjacent_opposites,
+    marker_contrasts,
+    parallel_contrasts,
+    same_name_pairs,
+    vendor_counterparts,
+)
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, Edge, Evidence, RawEntry, Term
 from kg.textnorm import fold, name_key
@@ -290,6 +297,10 @@ def _section_pairs(group: ConfusionGroup, ids_by_member: dict[str, set[str]]) ->
     return out
 
 
+# A line that calls its members generations or kinds of one thing sets them side by side
+_KINDS_OF = re.compile(r"[两二三四]\s*(?:代|种|类|个阶段|阶段)")
+
+
 def _joint_pairs(
     entries: list[RawEntry], idxs: list[int], entry_to_term: dict[int, str]
 ) -> set[tuple[str, str]]:
@@ -307,7 +318,8 @@ def _joint_pairs(
         return {(ids[0], ids[1])}
     if len(ids) == 3:
         named = all(fold(m) in definition or fold(m.split(" ")[-1]) in definition for m in members)
-        return set(combinations(ids, 2)) if named else set()
+        # "Ampere / Hopper / Blackwell：NVIDIA 三代…微架构": the line calls them kinds or generations
+        return set(combinations(ids, 2)) if named or _KINDS_OF.search(definition) else set()
     id_of = {m: entry_to_term[i] for i in idxs if (m := _member_of(entries[i]))}
     out: set[tuple[str, str]] = set()
     for sentence in _SENTENCE.findall(first.definition or ""):
@@ -400,8 +412,12 @@ def build_edges(
                 for other in sorted(res.resolve(piece)):
                     edges.add(owner, other, "related_to", f"详见{title}", "xref", e.source, e.line)
 
-    # 4. neighbouring opposites and same-name pairs
-    for c in adjacent_opposites(entries, entry_to_term, by_id) + same_name_pairs(terms):
+    # 4. opposite names, same names and one role of two vendors
+    found = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
+        entries, entry_to_term, by_id
+    )
+    found += same_name_pairs(terms) + vendor_counterparts(terms)
+    for c in found:
         edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
 
     return edges.result(), unresolved
