@@ -413,11 +413,10 @@ def build_edges(
                     edges.add(owner, other, "related_to", f"详见{title}", "xref", e.source, e.line)
 
     # 4. opposite names, same names and one role of two vendors
-    found = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
+    pairwise_rules = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
         entries, entry_to_term, by_id
     )
-    found += same_name_pairs(terms) + vendor_counterparts(terms)
-    for c in found:
+    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms):
         edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
 
     return edges.result(), unresolved
