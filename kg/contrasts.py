@@ -56,7 +56,8 @@ class Contrast:
 
 
 # (kind, pattern). A named group ``x`` holds the contrasted phrase when the marker surrounds
-# it; without it the phrase is the rest of the clause. Earlier patterns win where they overlap.
+# it (``t``: the term must end it, touching the marker); without it the phrase is the rest of
+# the clause. Earlier patterns win where they overlap.
 _NP = r"[^，。；,;]"  # a phrase inside one clause
 _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(p))
@@ -66,6 +67,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         (
             "replacement",
             rf"(?:是|作为)(?P<x>{_NP}{{1,30}}?)的(?:继任者|继任|后继者?|下一代|升级版|前代|前身|演进版)",
+        ),
+        # "Rubin 之后的未来 NVIDIA 架构", "加入 prefill-decode 分离之前的默认部署形态"
+        (
+            "replacement",
+            rf"(?P<t>{_NP}{{1,30}}?)(?:之后|以后|之前|以前)的(?:下一代|新一代|未来|新|默认|上一代|旧|传统)",
         ),
         ("negation", rf"不像(?P<x>{_NP}{{1,30}}?)那样"),
         ("negation", r"[（(]不是(?P<x>[^）)]{1,30})[）)]"),
@@ -84,9 +90,9 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             "negation",
             r"(?i)\b(?:unlike|as opposed to|in contrast to|not to be confused with|distinct from)\b",
         ),
+        ("instead", r"(?i)\b(?:rather than|instead of)\b"),
         ("comparative", r"(?i)\b(?:compared (?:with|to)|relative to|than)\b"),
         ("replacement", r"(?i)\b(?:replaced by|supersedes?|succeeds|successor (?:of|to)|predecessor of)\b"),
-        ("instead", r"(?i)\b(?:rather than|instead of)\b"),
         ("comparative", rf"(?:和|与|跟|同)(?P<x>{_NP}{{1,30}}?)(?:相对|做对照|对照|混淆|相比|对比|比较)"),
         ("comparative", r"(?:和|与|跟|同)(?P<x>[^，。；,;、]{1,30}?)不同(?=[，,。；;]|的是|$)"),
         ("comparative", rf"是(?P<x>{_NP}{{1,20}}?)的(?:[0-9.]+|[一二两三四五六七八九十几数半]+)倍"),
@@ -230,6 +236,11 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 if any(m.start() < e and s < m.end() for s, e in taken):
                     continue
                 taken.append((m.start(), m.end()))
+                if "t" in pattern.groupindex:  # the term must touch the marker ("Rubin 之后的")
+                    tight = _ending(m.group("t"), res)
+                    if tight and tight != owner.id:
+                        out.append(Contrast(owner.id, tight, kind, sent.strip(), doc, line))
+                    continue
                 phrase = m.group("x") if "x" in pattern.groupindex else None
                 if phrase is None:
                     phrase = _CLAUSE_SPLIT.split(sent[m.end() :])[0]
@@ -455,24 +466,21 @@ def _zh_plain(label: str) -> str:
     return re.sub(r"\s+", "", _QUALIFIER.sub("", fold(label)))
 
 
-def _common_prefix(a: str, b: str) -> int:
-    return next((k for k, (p, q) in enumerate(zip(a, b, strict=False)) if p != q), min(len(a), len(b)))
-
-
 def _one_modifier_apart(x: str, y: str) -> bool:
     """Chinese names that share everything but one opposite modifier (在线推理 / 离线推理,
     对称量化 / 非对称量化); the shared part must be at least two characters."""
     a, b = _zh_plain(x), _zh_plain(y)
     if a == b or not (has_cjk(a) and has_cjk(b)):
         return False
-    pre = _common_prefix(a, b)
-    suf = _common_prefix(a[pre:][::-1], b[pre:][::-1])
-    p, q = a[pre : len(a) - suf], b[pre : len(b) - suf]
-    if pre + suf < 2:
-        return False
-    if not p or not q:
-        return (p or q) in _NEGATING_PREFIXES_ZH and pre == 0
-    return any({p, q} <= group for group in _ANTONYMS_ZH)
+    for group in _ANTONYMS_ZH:
+        for u in group:
+            for v in group - {u}:
+                if u in a and len(a) - len(u) >= 2 and a.replace(u, v, 1) == b:
+                    return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 2 and any(
+        long_ == short[:i] + neg + short[i:] for neg in _NEGATING_PREFIXES_ZH for i in range(len(short))
+    )
 
 
 def opposite_names(x: Term, y: Term) -> bool:
