@@ -56,8 +56,8 @@ class Contrast:
 
 
 # (kind, pattern). A named group ``x`` holds the contrasted phrase when the marker surrounds
-# it (``t``: the term must end it, touching the marker); without it the phrase is the rest of
-# the clause. Earlier patterns win where they overlap.
+# it (``t`` / ``o``: the term must end / open it, touching the marker); without it the phrase
+# is the rest of the clause. Earlier patterns win where they overlap.
 _NP = r"[^，。；,;]"  # a phrase inside one clause
 _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(p))
@@ -74,6 +74,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             rf"(?P<t>{_NP}{{1,30}}?)(?:之后|以后|之前|以前)的(?:下一代|新一代|未来|新|默认|上一代|旧|传统)",
         ),
         ("negation", rf"不像(?P<x>{_NP}{{1,30}}?)那样"),
+        # "不一定需要独立 draft model": an alternative to a separate X (the term opens the phrase)
+        (
+            "negation",
+            rf"(?:不一定|并不|无需|不必|不需要|不依赖)(?:需要|使用|依赖)?(?:额外|独立|单独)的?\s*(?P<o>{_NP}{{1,30}})",
+        ),
         ("negation", r"[（(]不是(?P<x>[^）)]{1,30})[）)]"),
         ("among", rf"(?:区分|分清|辨析)(?P<x>{_NP}{{2,40}})"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)(?:之间)?的(?:区别|差异|差别)"),
@@ -236,8 +241,13 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 if any(m.start() < e and s < m.end() for s, e in taken):
                     continue
                 taken.append((m.start(), m.end()))
-                if "t" in pattern.groupindex:  # the term must touch the marker ("Rubin 之后的")
-                    tight = _ending(m.group("t"), res)
+                if "t" in pattern.groupindex or "o" in pattern.groupindex:
+                    # the term must touch the marker ("Rubin 之后的", "独立 draft model")
+                    tight = (
+                        _ending(m.group("t"), res)
+                        if "t" in pattern.groupindex
+                        else _opening(m.group("o"), res)
+                    )
                     if tight and tight != owner.id:
                         out.append(Contrast(owner.id, tight, kind, sent.strip(), doc, line))
                     continue

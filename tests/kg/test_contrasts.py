@@ -78,6 +78,9 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("h100", "H200 是更新的型号。", {("h100", "h200", "comparative")}),
         ("h200", "H100 之后的新一代 GPU。", {("h100", "h200", "replacement")}),
         ("h200", "加入 HBM 扩容之前的默认形态。", set()),
+        # an alternative to a separate X, not any X the text says is not needed
+        ("h200", "不一定需要独立 HBM，但要改模型结构。", {("h200", "hbm", "negation")}),
+        ("h200", "不需要经过 HBM。", set()),
         # English cues
         ("h200", "Offers more memory than H100.", {("h100", "h200", "comparative")}),
         ("llm", "Use H200 rather than H100.", {("h100", "h200", "instead")}),
