@@ -85,6 +85,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ("among", rf"(?P<x>{_NP}{{2,40}}?)之间(?:存在|有)?(?:的)?(?:权衡|取舍|折中)"),
         ("among", r"(?i)\b(?:difference|distinguish)\w*\s+between\s+(?P<x>[^,.;:]{2,60})"),
         ("among", r"(?P<x>[^，。；,;：:]{1,30}?)还是(?P<y>[^，。；,;：:]{1,30})"),
+        # alternatives: "可以直接 prompting，也可以 fine-tuning", "要么 X，要么 Y"
+        (
+            "among",
+            r"(?:可以|要么|或者|either)(?P<x>[^。；;]{1,30}?)[，,\s]*(?:也可以|要么|或者|\bor\b)(?P<y>[^，。；,;]{1,30})",
+        ),
         ("among", r"(?P<x>[^，。；,;：:（(]{1,40}?)\s+(?:vs\.?|versus|VS)\s+(?P<y>[^，。；,;：:）)]{1,40})"),
         (
             "comparative",
@@ -119,6 +124,8 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
+# A clause that ends in a place ("留在快速内存里", "放到…上"): its 而不是 opposes two places
+_LOCATIVE = re.compile(r"(?:在|到|进|于)[^，,]*[里中上内]\s*$")
 _BOTH_DIFFER = re.compile(
     r"(?:两者|二者|两种|这两个)(?:之间)?(?:可能|往往|通常|完全|截然)?(?:相差|不同|区别|差异|同名|无关|相反|互补|各有)"
 )
@@ -151,7 +158,7 @@ def _last_named(text: str, res: NameResolver, exclude: str) -> str | None:
 
 
 # A verb that may sit between an alternative's marker and its term: "是 A 还是补 B"
-_LEAD_VERB = re.compile(r"^\s*(?:是|补|选|用|走|看|在|偏|更偏|落在)?\s*")
+_LEAD_VERB = re.compile(r"^(?:\s*(?:是|补|选|用|走|看|在|偏|更偏|落在|直接|先|再))*\s*")
 
 
 def _ending(phrase: str, res: NameResolver) -> str | None:
@@ -162,10 +169,16 @@ def _ending(phrase: str, res: NameResolver) -> str | None:
 
 
 def _opening(phrase: str, res: NameResolver) -> str | None:
-    """The term whose name opens *phrase*, after a leading verb ("补内存带宽" → memory bandwidth)."""
+    """The term whose name opens *phrase*, after a leading verb ("补内存带宽" → memory bandwidth);
+    an English word opening it may name a term in an inflected form ("prompting" → prompt)."""
     text = _LEAD_VERB.sub("", fold(phrase))
     found = [tid for tid, name in res.mentioned(phrase) if text.startswith(name)]
-    return found[0] if found else None
+    if found:
+        return found[0]
+    word = re.match(r"[a-z][a-z\-]+", text)
+    stem = re.sub(r"(?:ing|ed|s)$", "", word.group()) if word else ""
+    hit = res.resolve(stem) if len(stem) > 3 else set()
+    return next(iter(hit)) if len(hit) == 1 else None
 
 
 def _all_named(phrase: str, res: NameResolver) -> bool:
@@ -260,7 +273,9 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 if kind == "among":  # "区分 A 和 B", "A 与 B 的区别": the listed terms, not the owner
                     named = _targets(phrase, owner, res, keep_owner=True)
                     if "y" in pattern.groupindex:  # "A 还是 B", "A vs B": the terms that touch the marker
-                        left, right = _ending(phrase, res), _opening(m.group("y"), res)
+                        alternatives = m.group().startswith(("可以", "要么", "或者", "either"))
+                        left = _opening(phrase, res) if alternatives else _ending(phrase, res)
+                        right = _opening(m.group("y"), res)
                         named = [left, right] if left and right and left != right else []
                     elif re.search(r"权衡|取舍|折中", m.group()):
                         # "A 与 B 之间的权衡": each listed item is a term's whole name
@@ -275,16 +290,26 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     tail = before if _CLAUSE_SPLIT.split(before)[-1].strip() else before.rstrip("，, ")
                     last = _CLAUSE_SPLIT.split(tail.rstrip("，, "))[-1]
                     subject = _last_named(last, res, "")
-                    if subject is None:
-                        continue  # "中间数据留在快速内存里而不是…": the other side is no term
+                    if subject is None and _LOCATIVE.search(last):
+                        continue  # "中间数据留在快速内存里而不是…HBM": two places, neither the owner
+                    # "为每个请求保留固定大小的运行状态，而不是…的 KV cache": what the owner does
+                    # instead (settle_instead keeps it only when both share a topic)
+                    subject = subject or owner.id
                 else:
                     # only "X 比 Y…" names its own subject; before 高于/低于/取代… a term in the
                     # clause is mostly the property compared ("带宽通常高于 Ethernet")
                     subject = _clause_subject(before, owner, res) if m.group().startswith("比") else owner.id
-                for tid in _targets(phrase, owner, res):
+                targets = _targets(phrase, owner, res)
+                for tid in targets:
                     if tid == subject:
                         continue
                     out.append(Contrast(subject, tid, kind, sent.strip(), doc, line))
+                if m.group().startswith("介于"):  # "介于 SIMD 与 SMT 之间": the two poles, too
+                    out.extend(
+                        Contrast(x, y, kind, sent.strip(), doc, line)
+                        for i, x in enumerate(targets)
+                        for y in targets[i + 1 :]
+                    )
         both = _BOTH_DIFFER.search(sent)
         if both:  # "X …，Y …，两者可能相差很大": the two terms named last before 两者
             named = list(dict.fromkeys(tid for tid, _ in res.mentioned(sent[: both.start()])))
@@ -341,6 +366,41 @@ _ROLE_VERBS = (
     "管",
     "用",
 )
+
+
+_YEAR_OR_FIGURE_IN_PARENS = re.compile(r"[（(]\s*(\d[\d.,]*\s*[A-Za-z/%+]{0,8})\s*[）)]")
+_BEFORE_LIST = re.compile(r"^.*[，,；;：:（(]")
+_AFTER_LIST = re.compile(r"[，,。；;）)].*$")
+
+
+def figure_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
+    """Terms set side by side by their figures: "A100 2 TB/s、H100 3.35 TB/s、H200 4.8 TB/s",
+    "A100（2020）、H100（2022）、B200（2024）". Each item of a 、-list must open with a term and
+    give a number after its name; two or more such items compare their terms."""
+    out: list[Contrast] = []
+    for sent in sentences(text):
+        pieces = _YEAR_OR_FIGURE_IN_PARENS.sub(r" \1", sent).split("、")
+        if len(pieces) < 2:
+            continue
+        pieces[0] = _BEFORE_LIST.sub("", pieces[0])
+        pieces[-1] = _AFTER_LIST.sub("", pieces[-1])
+        run: list[str] = []
+        for piece in [*pieces, ""]:
+            text_ = fold(piece).strip()
+            spans = res.mentioned(piece)
+            opener = spans[0] if spans and text_.startswith(spans[0][1]) else None
+            rest = text_[len(opener[1]) :] if opener else ""
+            if opener and len(rest) <= 16 and re.search(r"\d", rest):
+                run.append(opener[0])
+                continue
+            ids = list(dict.fromkeys(run))
+            out.extend(
+                Contrast(a, b, "comparative", sent.strip(), doc, line)
+                for i, a in enumerate(ids)
+                for b in ids[i + 1 :]
+            )
+            run = []
+    return out
 
 
 def _verb_after(clause: str, name: str) -> str | None:

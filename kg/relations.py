@@ -23,6 +23,7 @@ from itertools import combinations, takewhile
 from kg.contrasts import (
     adjacent_contrasts,
     adjacent_opposites,
+    figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
     same_name_pairs,
@@ -301,6 +302,73 @@ def _section_pairs(group: ConfusionGroup, ids_by_member: dict[str, set[str]]) ->
 _KINDS_OF = re.compile(r"[两二三四]\s*(?:代|种|类|个阶段|阶段)")
 
 
+_PARENS = re.compile(r"[（(]([^（）()]{1,60})[）)]")
+_EXAMPLE_MARKED = re.compile(
+    r"([^，。；,;、（）()\s]{1,30})\s*(?:这类|这一类|之类)|(?:例如|比如|譬如)\s*([^，。；,;]{1,40})"
+)
+_USED_BY = ("", "用", "使用", "采用")
+
+
+def _examples(text: str, res: Resolver) -> tuple[list[str], list[str]]:
+    """Terms a member's own clauses give as its instances or users: in parentheses that open with
+    a term ("（TensorRT 的 Plan 文件）", "（TP 用）"), and marked ones ("SmoothQuant 这类迁移技术",
+    "例如 X"). Returns (parenthesised, marked)."""
+    parens: list[str] = []
+    for m in _PARENS.finditer(text):
+        inner = fold(m.group(1)).strip()
+        spans = res.mentioned(m.group(1))
+        if spans and inner.startswith(spans[0][1]):
+            tail = inner[len(spans[0][1]) :].strip()
+            if tail in _USED_BY or tail.startswith("的"):
+                # the term that opens each listed item ("PyTorch 的 eager + torch.compile"), not
+                # what an item owns ("TensorRT 的 Plan 文件": Plan is TensorRT's)
+                for item in re.split(r"\s*[+/、]\s*|与|\s和\s", inner):
+                    found = res.mentioned(item)
+                    if found and item.strip().startswith(found[0][1]):
+                        parens.append(found[0][0])
+    marked = [
+        tid for m in _EXAMPLE_MARKED.finditer(text) for tid, _ in res.mentioned(m.group(1) or m.group(2))
+    ]
+    return list(dict.fromkeys(parens)), list(dict.fromkeys(marked))
+
+
+def _member_clauses(body: str, members: tuple[str, ...]) -> dict[str, str]:
+    """Each member's own clauses of a paragraph: those from one that opens with its name up to the
+    next member's (a new sentence that opens with no member belongs to none)."""
+    own: dict[str, list[str]] = {}
+    owner: str | None = None
+    for clause, sentence_start in _clauses(body):
+        opening = [m for m in members if fold(clause).strip().startswith(fold(m))]
+        if opening:
+            owner = max(opening, key=len)
+        elif sentence_start:
+            owner = None
+        if owner:
+            own.setdefault(owner, []).append(clause)
+    return {m: "，".join(c) for m, c in own.items()}
+
+
+def _example_pairs(
+    pairs: Iterable[tuple[str, str]], own_text: dict[str, str], members: set[str], res: Resolver
+) -> set[tuple[str, str]]:
+    """What contrasting two members says of their examples: "AOT…（TensorRT 的 Plan 文件）；JIT…
+    （PyTorch 的 eager + torch.compile）" sets TensorRT against JIT and against torch.compile.
+    An example is set against the other member and the other member's examples, never against
+    its own member (SmoothQuant is what activation quantization needs, not its look-alike)."""
+    out: set[tuple[str, str]] = set()
+    for a, b in pairs:
+        (pa, ma), (pb, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
+        # parenthesised examples count when both members have them (the same slot, filled twice:
+        # "（TP 用）…（PP 用）"); marked ones always
+        both = bool(pa) and bool(pb)
+        ex_a = [x for x in dict.fromkeys([*(pa if both else []), *ma]) if x not in members]
+        ex_b = [y for y in dict.fromkeys([*(pb if both else []), *mb]) if y not in members]
+        out.update((x, b) for x in ex_a if x not in ex_b)
+        out.update((a, y) for y in ex_b if y not in ex_a)
+        out.update((x, y) for x in ex_a for y in ex_b if x != y)
+    return out
+
+
 def _joint_pairs(
     entries: list[RawEntry], idxs: list[int], entry_to_term: dict[int, str]
 ) -> set[tuple[str, str]]:
@@ -357,7 +425,13 @@ def build_edges(
                         {"kind": "confusable member", "target": m, "where": f"{group.source}:{group.line}"}
                     )
                 ids_by_member[m] = found
-            for a, b in _section_pairs(group, ids_by_member):
+            section_pairs = _section_pairs(group, ids_by_member)
+            for a, b in section_pairs:
+                edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
+            by_member = _member_clauses(group.evidence.partition("：")[2], group.members)
+            own = {tid: text for m, text in by_member.items() for tid in ids_by_member.get(m, ())}
+            member_ids = {tid for found in ids_by_member.values() for tid in found}
+            for a, b in _example_pairs(section_pairs, own, member_ids, res):
                 edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
             continue
         heading, _, body = group.evidence.partition("：")
@@ -380,6 +454,11 @@ def build_edges(
                 edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
             else:
                 edges.add(a, b, "related_to", raw, "listed-together", src, line)
+        first = entries[idxs[0]]
+        if joint and first.definition:
+            own = {entry_to_term[i]: _own_text(first.definition, entries[i], res) for i in idxs}
+            for a, b in _example_pairs(joint, own, set(ids), res):
+                edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
 
     # 3. per entry: contrasts, explicit references, mentions
     for i, e in enumerate(entries):
@@ -391,6 +470,7 @@ def build_edges(
             denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
             scanned_contrasts = marker_contrasts(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += parallel_contrasts(by_id[owner], body, res, e.source, e.line)
+            scanned_contrasts += figure_contrasts(by_id[owner], body, res, e.source, e.line)
             for c in scanned_contrasts:
                 edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
                 if c.kind in ("negation", "instead") and "不是" in c.sentence:

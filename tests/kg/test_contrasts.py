@@ -8,6 +8,7 @@ from kg.contrasts import (
     Contrast,
     adjacent_contrasts,
     adjacent_opposites,
+    figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
     same_name_pairs,
@@ -47,6 +48,7 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
     found = marker_contrasts(BY_ID[owner], text, res, "001", 1) + parallel_contrasts(
         BY_ID[owner], text, res, "001", 1
     )
+    found += figure_contrasts(BY_ID[owner], text, res, "001", 1)
     return {(*sorted((c.a, c.b)), c.kind) for c in found}
 
 
@@ -66,8 +68,6 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("llm", "张量并行和流水线并行：前者切层内，后者切层间。", {("pp", "tp", "comparative")}),
         # clause by clause with the same verb
         ("llm", "TTFT 衡量开始多快，TPOT 衡量生成多快。", {("tpot", "ttft", "parallel")}),
-        # "而不是" needs a named term before it
-        ("hbm", "中间数据留在快速内存里而不是反复经过 HBM。", set()),
         # an alternative, "vs", "两者…", a trade-off between two named terms
         ("llm", "先判断 TTFT 还是 TPOT 更重要。", {("tpot", "ttft", "comparative")}),
         ("llm", "TTFT vs TPOT：开始多快与生成多快。", {("tpot", "ttft", "comparative")}),
@@ -81,9 +81,24 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         # an alternative to a separate X, not any X the text says is not needed
         ("h200", "不一定需要独立 HBM，但要改模型结构。", {("h200", "hbm", "negation")}),
         ("h200", "不需要经过 HBM。", set()),
+        # alternatives; an English word inflected ("prompting")
+        ("llm", "可以直接用 TTFT，也可以用 TPOT。", {("tpot", "ttft", "comparative")}),
+        # the two poles of 介于, too
+        (
+            "tp",
+            "介于 H100 与 H200 之间。",
+            {("h100", "tp", "comparative"), ("h200", "tp", "comparative"), ("h100", "h200", "comparative")},
+        ),
+        # "…而不是 X" with no term before: what the owner does instead, unless two places are opposed
+        ("tp", "每卡只保留一份切片，而不是完整的 HBM。", {("hbm", "tp", "instead")}),
+        ("tp", "中间数据留在快速内存里而不是反复经过 HBM。", set()),
         # English cues
         ("h200", "Offers more memory than H100.", {("h100", "h200", "comparative")}),
         ("llm", "Use H200 rather than H100.", {("h100", "h200", "instead")}),
+        # figures side by side
+        ("hbm", "带宽（H100 3.35 TB/s、H200 4.8 TB/s）。", {("h100", "h200", "comparative")}),
+        ("llm", "H100（2022）、H200（2023）两代。", {("h100", "h200", "comparative")}),
+        ("llm", "H100、H200 都用 HBM。", set()),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
