@@ -1,18 +1,24 @@
 """Contrast detection: the pairs of terms the sources set against each other (``confused_with``).
 
-A family of small rules, each with a *kind* that the edge carries as its origin:
+A family of small rules keyed on linguistic cues, not on particular sentences; each gives a
+*kind* that the edge carries as its origin:
 
 - ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "不像 X
-  那样", "（不是 X）", "…而不是 X");
-- ``comparative``: the text ranks the term against another ("比 X 更…", "高于 / 低于 / 少于 X",
-  "与 X 相比 / 对比 / 相对", "介于 X 与 Y 之间");
+  那样", "（不是 X）", "不一定需要独立 X", "unlike X");
+- ``comparative``: the text ranks or weighs terms ("比 X 更…", "高于 / 低于 / 少于 X", "与 X 相比
+  / 对比 / 相对", "介于 X 与 Y 之间", "Y 是更…的说法", "than X"), offers them as alternatives
+  ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同"), or sets their
+  figures side by side ("A100 2 TB/s、H100 3.35 TB/s");
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
-  "相当于 NVIDIA 平台上的 X");
-- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代");
+  "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
+- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
+- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`);
+- ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
-  衡量…");
-- ``opposite``: neighbouring entries of one source whose names differ in exactly one word
-  (open / closed model, online / offline inference, active-active / active-passive);
+  衡量…", "延迟看…；吞吐看…");
+- ``opposite``: names that differ in one opposite modifier (open / closed model, 在线 / 离线推理,
+  对称 / 非对称量化), and neighbouring entries of one kind described by opposite traits (CPU
+  "顺序…通用处理器" / GPU "高度并行的处理器");
 - ``same-name``: two nodes whose names differ only by spacing, a plural, a qualifier or a
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
 
@@ -20,7 +26,8 @@ The contrasted phrase of a marker names the other side; only the last term named
 item of the phrase counts (the head of a Chinese noun phrase comes last: "明显低于节点内
 NVLink" contrasts with NVLink, not 节点). A side the text names by a shortened form of a
 sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name.
-Confusables sections and jointly defined lines are read in :mod:`kg.relations`.
+Confusables sections and jointly defined lines (with the examples their members give) are
+read in :mod:`kg.relations`.
 """
 
 from __future__ import annotations
@@ -73,6 +80,8 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             "replacement",
             rf"(?P<t>{_NP}{{1,30}}?)(?:之后|以后|之前|以前)的(?:下一代|新一代|未来|新|默认|上一代|旧|传统)",
         ),
+        # "kernel：算子在硬件上的具体实现": the abstract thing and its concrete form
+        ("implementation", rf"(?P<t>{_NP}{{1,20}}?)(?:在{_NP}{{1,12}}?上)?的具体(?:实现|形式|化身)"),
         ("negation", rf"不像(?P<x>{_NP}{{1,30}}?)那样"),
         # "不一定需要独立 draft model": an alternative to a separate X (the term opens the phrase)
         (

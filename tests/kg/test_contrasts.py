@@ -95,6 +95,8 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         # English cues
         ("h200", "Offers more memory than H100.", {("h100", "h200", "comparative")}),
         ("llm", "Use H200 rather than H100.", {("h100", "h200", "instead")}),
+        # an abstract thing and its concrete form
+        ("h200", "H100 在新硬件上的具体实现。", {("h100", "h200", "implementation")}),
         # figures side by side
         ("hbm", "带宽（H100 3.35 TB/s、H200 4.8 TB/s）。", {("h100", "h200", "comparative")}),
         ("llm", "H100（2022）、H200（2023）两代。", {("h100", "h200", "comparative")}),
