@@ -309,27 +309,30 @@ _EXAMPLE_MARKED = re.compile(
 _USED_BY = ("", "用", "使用", "采用")
 
 
-def _examples(text: str, res: Resolver) -> tuple[list[str], list[str]]:
-    """Terms a member's own clauses give as its instances or users: in parentheses that open with
-    a term ("（TensorRT 的 Plan 文件）", "（TP 用）"), and marked ones ("SmoothQuant 这类迁移技术",
-    "例如 X"). Returns (parenthesised, marked)."""
-    parens: list[str] = []
+def _examples(text: str, res: Resolver) -> tuple[list[str], list[str], list[str]]:
+    """Terms a member's own clauses name as its instances or its users: in parentheses that open
+    with a term ("（TensorRT 的 Plan 文件）" an instance, "（TP 用）" a user), and marked instances
+    ("SmoothQuant 这类迁移技术", "例如 X"). Returns (parenthesised instances, users, marked)."""
+    instances: list[str] = []
+    users: list[str] = []
     for m in _PARENS.finditer(text):
         inner = fold(m.group(1)).strip()
         spans = res.mentioned(m.group(1))
         if spans and inner.startswith(spans[0][1]):
             tail = inner[len(spans[0][1]) :].strip()
-            if tail in _USED_BY or tail.startswith("的"):
+            if tail and tail in _USED_BY:
+                users.append(spans[0][0])
+            elif not tail or tail.startswith("的"):
                 # the term that opens each listed item ("PyTorch 的 eager + torch.compile"), not
                 # what an item owns ("TensorRT 的 Plan 文件": Plan is TensorRT's)
                 for item in re.split(r"\s*[+/、]\s*|与|\s和\s", inner):
                     found = res.mentioned(item)
                     if found and item.strip().startswith(found[0][1]):
-                        parens.append(found[0][0])
+                        instances.append(found[0][0])
     marked = [
         tid for m in _EXAMPLE_MARKED.finditer(text) for tid, _ in res.mentioned(m.group(1) or m.group(2))
     ]
-    return list(dict.fromkeys(parens)), list(dict.fromkeys(marked))
+    return list(dict.fromkeys(instances)), list(dict.fromkeys(users)), list(dict.fromkeys(marked))
 
 
 def _member_clauses(body: str, members: tuple[str, ...]) -> dict[str, str]:
@@ -353,16 +356,20 @@ def _example_pairs(
 ) -> set[tuple[str, str]]:
     """What contrasting two members says of their examples: "AOT…（TensorRT 的 Plan 文件）；JIT…
     （PyTorch 的 eager + torch.compile）" sets TensorRT against JIT and against torch.compile.
-    An example is set against the other member and the other member's examples, never against
-    its own member (SmoothQuant is what activation quantization needs, not its look-alike)."""
+
+    An instance is set against the other member and the other member's instances, never against
+    its own member (SmoothQuant is what activation quantization needs, not its look-alike).
+    Parenthesised instances count when both members have them (one slot filled twice); marked
+    ones always. Users ("AllReduce…（TP 用）；AllGather…（PP 用）") are no instances: TP is not
+    AllGather's look-alike, and TP / PP / EP are contrasted where the text compares them (linking
+    them here made the chatbot answer "which parallelism strategies are there" with TP alone).
+    """
     out: set[tuple[str, str]] = set()
     for a, b in pairs:
-        (pa, ma), (pb, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
-        # parenthesised examples count when both members have them (the same slot, filled twice:
-        # "（TP 用）…（PP 用）"); marked ones always
-        both = bool(pa) and bool(pb)
-        ex_a = [x for x in dict.fromkeys([*(pa if both else []), *ma]) if x not in members]
-        ex_b = [y for y in dict.fromkeys([*(pb if both else []), *mb]) if y not in members]
+        (ia, _, ma), (ib, _, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
+        both = bool(ia) and bool(ib)
+        ex_a = [x for x in dict.fromkeys([*(ia if both else []), *ma]) if x not in members]
+        ex_b = [y for y in dict.fromkeys([*(ib if both else []), *mb]) if y not in members]
         out.update((x, b) for x in ex_a if x not in ex_b)
         out.update((a, y) for y in ex_b if y not in ex_a)
         out.update((x, y) for x in ex_a for y in ex_b if x != y)

@@ -86,10 +86,9 @@ def test_confusable_member_without_entry_gets_its_paragraph_definition(glossary:
         ("CUDA Core", "Tensor Core", "opposite"),
         ("static batching", "Dynamic batching", "opposite"),
         # examples of contrasted members ("AOT…（TensorRT 的 Plan 文件）；JIT…（PyTorch 的 eager +
-        # torch.compile）", "（TP 用）…（PP 用）", "激活量化…需要 SmoothQuant 这类迁移技术")
+        # torch.compile）", "激活量化…需要 SmoothQuant 这类迁移技术")
         ("TensorRT", "torch.compile", "paired-definition"),
         ("JIT", "TensorRT", "paired-definition"),
-        ("PP", "EP", "paired-definition"),
         ("SmoothQuant", "权重量化", "confusables-section"),
         # figures side by side, alternatives, what the owner does instead
         ("A100", "H100", "comparative"),
@@ -130,6 +129,7 @@ def test_confusables_paragraph_pairs_within_its_sentences(glossary: Glossary) ->
         ("长上下文", "attention"),  # "长上下文能力和 attention 内存需求之间存在权衡": not the terms
         ("Kernel 融合", "HBM"),  # "中间数据留在快速内存里而不是反复经过 HBM"
         ("TP", "AllReduce"),  # an example is not set against its own member
+        ("TP", "AllGather"),  # "（TP 用）" names a user, not an instance
         ("SmoothQuant", "激活量化"),
         ("NVSwitch", "H100"),  # "NVLink…（H100）": only one member has an example
     ],
