@@ -3,10 +3,14 @@
 ``confused_with`` (symmetric) comes from:
 - a confusables section or callout (002 易混淆辨析, "两个 Triton 不要混");
 - a line that defines two or three terms side by side and names each one in
-  its text ("AOT 与 JIT", "prefill / decode", 000's "内部 TCO 是…，外部 TCO 是…");
+  its text ("AOT 与 JIT", "prefill / decode", 000's "内部 TCO 是…，外部 TCO 是…"), or
+  calls them generations or kinds ("NVIDIA 三代…微架构"); the instances such a line or a
+  confusables paragraph gives of two contrasted members are contrasted too ("AOT…（TensorRT
+  的 Plan 文件）；JIT…（…torch.compile）", "激活量化…需要 SmoothQuant 这类迁移技术");
 - a contrast statement in a definition or note: 不等于 X, 区别于 X, 和 X 相对,
   和 X 做对照, 被 X 取代, 不像 X 那样, 不是 X, 比 X 慢/快, 低于/高于 X, 独立于 X,
-  对 X 的回应, 不要与 X 混淆.
+  对 X 的回应, 不要与 X 混淆, and the other cues of :mod:`kg.contrasts` (alternatives, figures
+  side by side, opposite names and traits, one role of two vendors).
 
 ``related_to`` (directed: the term whose text says it → the term it names) from:
 - explicit references: 详见 X where X is a term name, 指向 X, 相当于 X;
@@ -306,33 +310,32 @@ _PARENS = re.compile(r"[（(]([^（）()]{1,60})[）)]")
 _EXAMPLE_MARKED = re.compile(
     r"([^，。；,;、（）()\s]{1,30})\s*(?:这类|这一类|之类)|(?:例如|比如|譬如)\s*([^，。；,;]{1,40})"
 )
-_USED_BY = ("", "用", "使用", "采用")
+_USED_BY = ("用", "使用", "采用")
 
 
-def _examples(text: str, res: Resolver) -> tuple[list[str], list[str], list[str]]:
-    """Terms a member's own clauses name as its instances or its users: in parentheses that open
-    with a term ("（TensorRT 的 Plan 文件）" an instance, "（TP 用）" a user), and marked instances
-    ("SmoothQuant 这类迁移技术", "例如 X"). Returns (parenthesised instances, users, marked)."""
+def _examples(text: str, res: Resolver) -> tuple[list[str], list[str]]:
+    """Terms a member's own clauses name as its instances: in parentheses that open with a term
+    ("（TensorRT 的 Plan 文件）"), and marked ones ("SmoothQuant 这类迁移技术", "例如 X"). A term
+    in parentheses with 用 names a user, not an instance ("（TP 用）"). Returns (parenthesised,
+    marked)."""
     instances: list[str] = []
-    users: list[str] = []
     for m in _PARENS.finditer(text):
         inner = fold(m.group(1)).strip()
         spans = res.mentioned(m.group(1))
-        if spans and inner.startswith(spans[0][1]):
-            tail = inner[len(spans[0][1]) :].strip()
-            if tail and tail in _USED_BY:
-                users.append(spans[0][0])
-            elif not tail or tail.startswith("的"):
-                # the term that opens each listed item ("PyTorch 的 eager + torch.compile"), not
-                # what an item owns ("TensorRT 的 Plan 文件": Plan is TensorRT's)
-                for item in re.split(r"\s*[+/、]\s*|与|\s和\s", inner):
-                    found = res.mentioned(item)
-                    if found and item.strip().startswith(found[0][1]):
-                        instances.append(found[0][0])
+        if not spans or not inner.startswith(spans[0][1]):
+            continue
+        tail = inner[len(spans[0][1]) :].strip()
+        if tail not in _USED_BY and (not tail or tail.startswith("的")):
+            # the term that opens each listed item ("PyTorch 的 eager + torch.compile"), not
+            # what an item owns ("TensorRT 的 Plan 文件": Plan is TensorRT's)
+            for item in re.split(r"\s*[+/、]\s*|与|\s和\s", inner):
+                found = res.mentioned(item)
+                if found and item.strip().startswith(found[0][1]):
+                    instances.append(found[0][0])
     marked = [
         tid for m in _EXAMPLE_MARKED.finditer(text) for tid, _ in res.mentioned(m.group(1) or m.group(2))
     ]
-    return list(dict.fromkeys(instances)), list(dict.fromkeys(users)), list(dict.fromkeys(marked))
+    return list(dict.fromkeys(instances)), list(dict.fromkeys(marked))
 
 
 def _member_clauses(body: str, members: tuple[str, ...]) -> dict[str, str]:
@@ -366,7 +369,7 @@ def _example_pairs(
     """
     out: set[tuple[str, str]] = set()
     for a, b in pairs:
-        (ia, _, ma), (ib, _, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
+        (ia, ma), (ib, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
         both = bool(ia) and bool(ib)
         ex_a = [x for x in dict.fromkeys([*(ia if both else []), *ma]) if x not in members]
         ex_b = [y for y in dict.fromkeys([*(ib if both else []), *mb]) if y not in members]
