@@ -355,7 +355,7 @@ def _member_clauses(body: str, members: tuple[str, ...]) -> dict[str, str]:
 
 
 def _example_pairs(
-    pairs: Iterable[tuple[str, str]], own_text: dict[str, str], members: set[str], res: Resolver
+    pairs: Iterable[tuple[str, str]], own_text: dict[str, str], skip: set[str], res: Resolver
 ) -> set[tuple[str, str]]:
     """What contrasting two members says of their examples: "AOT…（TensorRT 的 Plan 文件）；JIT…
     （PyTorch 的 eager + torch.compile）" sets TensorRT against JIT and against torch.compile.
@@ -363,16 +363,17 @@ def _example_pairs(
     An instance is set against the other member and the other member's instances, never against
     its own member (SmoothQuant is what activation quantization needs, not its look-alike).
     Parenthesised instances count when both members have them (one slot filled twice); marked
-    ones always. Users ("AllReduce…（TP 用）；AllGather…（PP 用）") are no instances: TP is not
-    AllGather's look-alike, and TP / PP / EP are contrasted where the text compares them (linking
-    them here made the chatbot answer "which parallelism strategies are there" with TP alone).
+    ones always; terms in *skip* (the members, mentioned-only nodes) are none. Users
+    ("AllReduce…（TP 用）；AllGather…（PP 用）") are no instances: TP is not AllGather's
+    look-alike, and TP / PP / EP are contrasted where the text compares them (linking them here
+    made the chatbot answer "which parallelism strategies are there" with TP alone).
     """
     out: set[tuple[str, str]] = set()
     for a, b in pairs:
         (ia, ma), (ib, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
         both = bool(ia) and bool(ib)
-        ex_a = [x for x in dict.fromkeys([*(ia if both else []), *ma]) if x not in members]
-        ex_b = [y for y in dict.fromkeys([*(ib if both else []), *mb]) if y not in members]
+        ex_a = [x for x in dict.fromkeys([*(ia if both else []), *ma]) if x not in skip]
+        ex_b = [y for y in dict.fromkeys([*(ib if both else []), *mb]) if y not in skip]
         out.update((x, b) for x in ex_a if x not in ex_b)
         out.update((a, y) for y in ex_b if y not in ex_a)
         out.update((x, y) for x in ex_a for y in ex_b if x != y)
@@ -421,6 +422,9 @@ def build_edges(
     """All edges plus a list of unresolved references for the build report."""
     res = Resolver(terms)
     by_id = {t.id: t for t in terms}
+    # examples a line gives are read for defined terms only: an imported file keeps no line
+    # structure to read them again for a mentioned-only node ("PyTorch 的 eager + torch.compile")
+    mentioned_only = {t.id for t in terms if not t.defined}
     edges = EdgeSet()
     unresolved: list[dict[str, str]] = []
 
@@ -441,7 +445,7 @@ def build_edges(
             by_member = _member_clauses(group.evidence.partition("：")[2], group.members)
             own = {tid: text for m, text in by_member.items() for tid in ids_by_member.get(m, ())}
             member_ids = {tid for found in ids_by_member.values() for tid in found}
-            for a, b in _example_pairs(section_pairs, own, member_ids, res):
+            for a, b in _example_pairs(section_pairs, own, member_ids | mentioned_only, res):
                 edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
             continue
         heading, _, body = group.evidence.partition("：")
@@ -467,7 +471,7 @@ def build_edges(
         first = entries[idxs[0]]
         if joint and first.definition:
             own = {entry_to_term[i]: _own_text(first.definition, entries[i], res) for i in idxs}
-            for a, b in _example_pairs(joint, own, set(ids), res):
+            for a, b in _example_pairs(joint, own, set(ids) | mentioned_only, res):
                 edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
 
     # 3. per entry: contrasts, explicit references, mentions
