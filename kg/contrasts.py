@@ -1,18 +1,24 @@
 """Contrast detection: the pairs of terms the sources set against each other (``confused_with``).
 
-A family of small rules, each with a *kind* that the edge carries as its origin:
+A family of small rules keyed on linguistic cues, not on particular sentences; each gives a
+*kind* that the edge carries as its origin:
 
 - ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "不像 X
-  那样", "（不是 X）", "…而不是 X");
-- ``comparative``: the text ranks the term against another ("比 X 更…", "高于 / 低于 / 少于 X",
-  "与 X 相比 / 对比 / 相对", "介于 X 与 Y 之间");
+  那样", "（不是 X）", "不一定需要独立 X", "unlike X");
+- ``comparative``: the text ranks or weighs terms ("比 X 更…", "高于 / 低于 / 少于 X", "与 X 相比
+  / 对比 / 相对", "介于 X 与 Y 之间", "Y 是更…的说法", "than X"), offers them as alternatives
+  ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同"), or sets their
+  figures side by side ("A100 2 TB/s、H100 3.35 TB/s");
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
-  "相当于 NVIDIA 平台上的 X");
-- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代");
+  "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
+- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
+- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`);
+- ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
-  衡量…");
-- ``opposite``: neighbouring entries of one source whose names differ in exactly one word
-  (open / closed model, online / offline inference, active-active / active-passive);
+  衡量…", "延迟看…；吞吐看…");
+- ``opposite``: names that differ in one opposite modifier (open / closed model, 在线 / 离线推理,
+  对称 / 非对称量化), and neighbouring entries of one kind described by opposite traits (CPU
+  "顺序…通用处理器" / GPU "高度并行的处理器");
 - ``same-name``: two nodes whose names differ only by spacing, a plural, a qualifier or a
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
 
@@ -20,7 +26,8 @@ The contrasted phrase of a marker names the other side; only the last term named
 item of the phrase counts (the head of a Chinese noun phrase comes last: "明显低于节点内
 NVLink" contrasts with NVLink, not 节点). A side the text names by a shortened form of a
 sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name.
-Confusables sections and jointly defined lines are read in :mod:`kg.relations`.
+Confusables sections and jointly defined lines (with the examples their members give) are
+read in :mod:`kg.relations`.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
 
-from kg.model import Edge, Evidence, RawEntry, Term
+from kg.model import Definition, Edge, Evidence, RawEntry, Term
 from kg.textnorm import fold, has_cjk, is_cjk_char
 
 
@@ -56,7 +63,8 @@ class Contrast:
 
 
 # (kind, pattern). A named group ``x`` holds the contrasted phrase when the marker surrounds
-# it; without it the phrase is the rest of the clause. Earlier patterns win where they overlap.
+# it (``t`` / ``o``: the term must end / open it, touching the marker); without it the phrase
+# is the rest of the clause. Earlier patterns win where they overlap.
 _NP = r"[^，。；,;]"  # a phrase inside one clause
 _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(p))
@@ -67,15 +75,43 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             "replacement",
             rf"(?:是|作为)(?P<x>{_NP}{{1,30}}?)的(?:继任者|继任|后继者?|下一代|升级版|前代|前身|演进版)",
         ),
+        # "Rubin 之后的未来 NVIDIA 架构", "加入 prefill-decode 分离之前的默认部署形态"
+        (
+            "replacement",
+            rf"(?P<t>{_NP}{{1,30}}?)(?:之后|以后|之前|以前)的(?:下一代|新一代|未来|新|默认|上一代|旧|传统)",
+        ),
+        # "kernel：算子在硬件上的具体实现": the abstract thing and its concrete form
+        ("implementation", rf"(?P<t>{_NP}{{1,20}}?)(?:在{_NP}{{1,12}}?上)?的具体(?:实现|形式|化身)"),
         ("negation", rf"不像(?P<x>{_NP}{{1,30}}?)那样"),
+        # "不一定需要独立 draft model": an alternative to a separate X (the term opens the phrase)
+        (
+            "negation",
+            rf"(?:不一定|并不|无需|不必|不需要|不依赖)(?:需要|使用|依赖)?(?:额外|独立|单独)的?\s*(?P<o>{_NP}{{1,30}})",
+        ),
         ("negation", r"[（(]不是(?P<x>[^）)]{1,30})[）)]"),
         ("among", rf"(?:区分|分清|辨析)(?P<x>{_NP}{{2,40}})"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)(?:之间)?的(?:区别|差异|差别)"),
+        ("among", rf"(?P<x>{_NP}{{2,40}}?)之间(?:存在|有)?(?:的)?(?:权衡|取舍|折中)"),
+        ("among", r"(?i)\b(?:difference|distinguish)\w*\s+between\s+(?P<x>[^,.;:]{2,60})"),
+        ("among", r"(?P<x>[^，。；,;：:]{1,30}?)还是(?P<y>[^，。；,;：:]{1,30})"),
+        # alternatives: "可以直接 prompting，也可以 fine-tuning", "要么 X，要么 Y"
+        (
+            "among",
+            r"(?:可以|要么|或者|either)(?P<x>[^。；;]{1,30}?)[，,\s]*(?:也可以|要么|或者|\bor\b)(?P<y>[^，。；,;]{1,30})",
+        ),
+        ("among", r"(?P<x>[^，。；,;：:（(]{1,40}?)\s+(?:vs\.?|versus|VS)\s+(?P<y>[^，。；,;：:）)]{1,40})"),
         (
             "comparative",
             rf"比(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",
         ),
         ("comparative", rf"介于(?P<x>{_NP}{{1,40}}?)之间"),
+        (
+            "negation",
+            r"(?i)\b(?:unlike|as opposed to|in contrast to|not to be confused with|distinct from)\b",
+        ),
+        ("instead", r"(?i)\b(?:rather than|instead of)\b"),
+        ("comparative", r"(?i)\b(?:compared (?:with|to)|relative to|than)\b"),
+        ("replacement", r"(?i)\b(?:replaced by|supersedes?|succeeds|successor (?:of|to)|predecessor of)\b"),
         ("comparative", rf"(?:和|与|跟|同)(?P<x>{_NP}{{1,30}}?)(?:相对|做对照|对照|混淆|相比|对比|比较)"),
         ("comparative", r"(?:和|与|跟|同)(?P<x>[^，。；,;、]{1,30}?)不同(?=[，,。；;]|的是|$)"),
         ("comparative", rf"是(?P<x>{_NP}{{1,20}}?)的(?:[0-9.]+|[一二两三四五六七八九十几数半]+)倍"),
@@ -97,6 +133,13 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
+# A clause that ends in a place ("留在快速内存里", "放到…上"): its 而不是 opposes two places
+_LOCATIVE = re.compile(r"(?:在|到|进|于)[^，,]*[里中上内]\s*$")
+_BOTH_DIFFER = re.compile(
+    r"(?:两者|二者|两种|这两个)(?:之间)?(?:可能|往往|通常|完全|截然)?(?:相差|不同|区别|差异|同名|无关|相反|互补|各有)"
+)
+# What follows a clause's opening term when the clause ranks it: "GEMM 是更具体…", "X 则更…"
+_RANKED = re.compile(r"^\s*(?:是|则|则是|反而|要)\s*更(?!多|少)")
 # What may sit between a comparison's subject and its marker: "H200 比…", "FP8 的 吞吐 则高于…"
 _PREPOSITIONS = set("对在为给向从于按用把将让")  # a term after one of these is not the subject
 _SUBJECT_GAP = re.compile(r"^[\s的也则更要都还通常往往一般]*$")
@@ -121,6 +164,39 @@ def _items(phrase: str) -> list[str]:
 def _last_named(text: str, res: NameResolver, exclude: str) -> str | None:
     found = [tid for tid, _ in res.mentioned(text) if tid != exclude]
     return found[-1] if found else None
+
+
+# A verb that may sit between an alternative's marker and its term: "是 A 还是补 B"
+_LEAD_VERB = re.compile(r"^(?:\s*(?:是|补|选|用|走|看|在|偏|更偏|落在|直接|先|再))*\s*")
+
+
+def _ending(phrase: str, res: NameResolver) -> str | None:
+    """The term whose name ends *phrase* ("…更偏 compute-bound" → compute-bound)."""
+    text = fold(phrase).rstrip()
+    found = [tid for tid, name in res.mentioned(phrase) if text.endswith(name)]
+    return found[-1] if found else None
+
+
+def _opening(phrase: str, res: NameResolver) -> str | None:
+    """The term whose name opens *phrase*, after a leading verb ("补内存带宽" → memory bandwidth);
+    an English word opening it may name a term in an inflected form ("prompting" → prompt)."""
+    text = _LEAD_VERB.sub("", fold(phrase))
+    found = [tid for tid, name in res.mentioned(phrase) if text.startswith(name)]
+    if found:
+        return found[0]
+    word = re.match(r"[a-z][a-z\-]+", text)
+    stem = re.sub(r"(?:ing|ed|s)$", "", word.group()) if word else ""
+    hit = res.resolve(stem) if len(stem) > 3 else set()
+    return next(iter(hit)) if len(hit) == 1 else None
+
+
+def _all_named(phrase: str, res: NameResolver) -> bool:
+    """Whether each listed item of *phrase* is just a term's name (after a leading 的/在)."""
+    for item in _items(phrase):
+        text = re.sub(r"^[在的\s]+", "", fold(item)).strip()
+        if not any(text == name for _, name in res.mentioned(item)):
+            return False
+    return True
 
 
 def _sibling(phrase: str, owner: Term, res: NameResolver) -> str | None:
@@ -187,6 +263,16 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 if any(m.start() < e and s < m.end() for s, e in taken):
                     continue
                 taken.append((m.start(), m.end()))
+                if "t" in pattern.groupindex or "o" in pattern.groupindex:
+                    # the term must touch the marker ("Rubin 之后的", "独立 draft model")
+                    tight = (
+                        _ending(m.group("t"), res)
+                        if "t" in pattern.groupindex
+                        else _opening(m.group("o"), res)
+                    )
+                    if tight and tight != owner.id:
+                        out.append(Contrast(owner.id, tight, kind, sent.strip(), doc, line))
+                    continue
                 phrase = m.group("x") if "x" in pattern.groupindex else None
                 if phrase is None:
                     phrase = _CLAUSE_SPLIT.split(sent[m.end() :])[0]
@@ -195,6 +281,14 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 before = sent[: m.start()]
                 if kind == "among":  # "区分 A 和 B", "A 与 B 的区别": the listed terms, not the owner
                     named = _targets(phrase, owner, res, keep_owner=True)
+                    if "y" in pattern.groupindex:  # "A 还是 B", "A vs B": the terms that touch the marker
+                        alternatives = m.group().startswith(("可以", "要么", "或者", "either"))
+                        left = _opening(phrase, res) if alternatives else _ending(phrase, res)
+                        right = _opening(m.group("y"), res)
+                        named = [left, right] if left and right and left != right else []
+                    elif re.search(r"权衡|取舍|折中", m.group()):
+                        # "A 与 B 之间的权衡": each listed item is a term's whole name
+                        named = [] if not _all_named(phrase, res) else named
                     for i, x in enumerate(named):
                         out.extend(
                             Contrast(x, y, "comparative", sent.strip(), doc, line) for y in named[i + 1 :]
@@ -205,16 +299,40 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     tail = before if _CLAUSE_SPLIT.split(before)[-1].strip() else before.rstrip("，, ")
                     last = _CLAUSE_SPLIT.split(tail.rstrip("，, "))[-1]
                     subject = _last_named(last, res, "")
-                    if subject is None:
-                        continue  # "中间数据留在快速内存里而不是…": the other side is no term
+                    if subject is None and _LOCATIVE.search(last):
+                        continue  # "中间数据留在快速内存里而不是…HBM": two places, neither the owner
+                    # "为每个请求保留固定大小的运行状态，而不是…的 KV cache": what the owner does
+                    # instead (settle_instead keeps it only when both share a topic)
+                    subject = subject or owner.id
                 else:
                     # only "X 比 Y…" names its own subject; before 高于/低于/取代… a term in the
                     # clause is mostly the property compared ("带宽通常高于 Ethernet")
                     subject = _clause_subject(before, owner, res) if m.group().startswith("比") else owner.id
-                for tid in _targets(phrase, owner, res):
+                targets = _targets(phrase, owner, res)
+                for tid in targets:
                     if tid == subject:
                         continue
                     out.append(Contrast(subject, tid, kind, sent.strip(), doc, line))
+                if m.group().startswith("介于"):  # "介于 SIMD 与 SMT 之间": the two poles, too
+                    out.extend(
+                        Contrast(x, y, kind, sent.strip(), doc, line)
+                        for i, x in enumerate(targets)
+                        for y in targets[i + 1 :]
+                    )
+        both = _BOTH_DIFFER.search(sent)
+        if both:  # "X …，Y …，两者可能相差很大": the two terms named last before 两者
+            named = list(dict.fromkeys(tid for tid, _ in res.mentioned(sent[: both.start()])))
+            if len(named) == 1 and named[0] != owner.id:
+                named.insert(0, owner.id)
+            if len(named) >= 2:
+                out.append(Contrast(named[-2], named[-1], "comparative", sent.strip(), doc, line))
+        for clause in _CLAUSE_SPLIT.split(sent):
+            # "GEMM 是更具体…的说法" inside *Matmul*: another term, ranked against the owner
+            spans = res.mentioned(clause)
+            text = fold(clause).strip()
+            opener = spans[0] if spans and text.startswith(spans[0][1]) else None
+            if opener and opener[0] != owner.id and _RANKED.match(text[len(opener[1]) :]):
+                out.append(Contrast(owner.id, spans[0][0], "comparative", sent.strip(), doc, line))
         fl = _FORMER_LATTER.search(sent)
         if fl:  # "X 与 Y：前者…，后者…" — the two terms named last before 前者
             named = list(dict.fromkeys(tid for tid, _ in res.mentioned(sent[: fl.start()])))
@@ -232,22 +350,91 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
     return out
 
 
+# Adverbs between a clause's subject and its verb ("scale-out 则连接…", "INT4 也用…")
+_ADVERBS = re.compile(r"^(?:则|也|就|都|只|仅|主要|通常|一般|往往|更|多)+")
+# Verbs of definition and role; a clause whose head is one of them gives that verb whole
+_ROLE_VERBS = (
+    "表示",
+    "衡量",
+    "对应",
+    "负责",
+    "用于",
+    "适合",
+    "关注",
+    "决定",
+    "主打",
+    "强调",
+    "侧重",
+    "描述",
+    "处理",
+    "代表",
+    "指",
+    "是",
+    "为",
+    "看",
+    "管",
+    "用",
+)
+
+
+_YEAR_OR_FIGURE_IN_PARENS = re.compile(r"[（(]\s*(\d[\d.,]*\s*[A-Za-z/%+]{0,8})\s*[）)]")
+_BEFORE_LIST = re.compile(r"^.*[，,；;：:（(]")
+_AFTER_LIST = re.compile(r"[，,。；;）)].*$")
+
+
+def figure_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
+    """Terms set side by side by their figures: "A100 2 TB/s、H100 3.35 TB/s、H200 4.8 TB/s",
+    "A100（2020）、H100（2022）、B200（2024）". Each item of a 、-list must open with a term and
+    give a number after its name; two or more such items compare their terms."""
+    out: list[Contrast] = []
+    for sent in sentences(text):
+        pieces = _YEAR_OR_FIGURE_IN_PARENS.sub(r" \1", sent).split("、")
+        if len(pieces) < 2:
+            continue
+        pieces[0] = _BEFORE_LIST.sub("", pieces[0])
+        pieces[-1] = _AFTER_LIST.sub("", pieces[-1])
+        run: list[str] = []
+        for piece in [*pieces, ""]:
+            text_ = fold(piece).strip()
+            spans = res.mentioned(piece)
+            opener = spans[0] if spans and text_.startswith(spans[0][1]) else None
+            rest = text_[len(opener[1]) :] if opener else ""
+            if opener and len(rest) <= 16 and re.search(r"\d", rest):
+                run.append(opener[0])
+                continue
+            ids = list(dict.fromkeys(run))
+            out.extend(
+                Contrast(a, b, "comparative", sent.strip(), doc, line)
+                for i, a in enumerate(ids)
+                for b in ids[i + 1 :]
+            )
+            run = []
+    return out
+
+
 def _verb_after(clause: str, name: str) -> str | None:
     rest = fold(clause).strip()[len(fold(name)) :].strip()
+    rest = _ADVERBS.sub("", rest)
     if not rest:
         return None
     if is_cjk_char(rest[0]):
+        verb = next((v for v in _ROLE_VERBS if rest.startswith(v)), None)
+        if verb:
+            return verb
         head = rest[:2]
         return head if len(head) == 2 and all(is_cjk_char(c) for c in head) else None
     word = re.match(r"[a-z]+", rest)
     return word.group() if word else None
 
 
+_FULL_SENTENCE = re.compile(r"[^。！!？?]+[。！!？?]?")
+
+
 def parallel_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
     """ "TTFT 衡量「多久开始说话」，TPOT 衡量「说得有多快」": clauses of one sentence that open
     with different terms followed by the same verb set those terms side by side."""
     out: list[Contrast] = []
-    for sent in sentences(text):
+    for sent in _FULL_SENTENCE.findall(text):  # "延迟看…；吞吐看…；并发看…" is one sentence here
         openers: dict[str, list[str]] = {}
         for clause in _CLAUSE_SPLIT.split(sent):
             clause = clause.strip()
@@ -273,8 +460,9 @@ def _words(label: str) -> list[str]:
     return [w for w in re.split(r"[\s\-]+", fold(plain)) if w]
 
 
-# Modifiers that answer one question in opposite ways. General English opposites, not pairs
-# of this corpus's terms: the rule asks that two names differ in exactly one such word.
+# Modifiers that answer one question in opposite ways. General opposites, not pairs of this
+# corpus's terms: the rule asks that two names differ in exactly one such word (English) or
+# one such stretch of characters (Chinese), the rest of the name being shared.
 _ANTONYMS = [
     {"open", "closed"},
     {"online", "offline"},
@@ -294,7 +482,54 @@ _ANTONYMS = [
     {"byte", "token"},
     {"bandwidth", "capacity"},
     {"intelligence", "performance"},
+    {"aggregated", "disaggregated"},
+    {"horizontal", "vertical"},
+    {"lossy", "lossless"},
+    {"explicit", "implicit"},
+    {"eager", "lazy"},
+    {"blocking", "nonblocking"},
+    {"stateful", "stateless"},
+    {"single", "multi"},
+    {"intra", "inter"},
+    {"global", "local"},
+    {"homogeneous", "heterogeneous"},
+    {"fixed", "variable"},
+    {"sync", "async"},
 ]
+_ANTONYMS_ZH = [
+    {"开放", "封闭"},
+    {"开源", "闭源"},
+    {"在线", "离线"},
+    {"静态", "动态", "连续"},
+    {"主主", "主备"},
+    {"对称", "非对称"},
+    {"稠密", "稀疏"},
+    {"输入", "输出"},
+    {"内部", "外部"},
+    {"同步", "异步"},
+    {"本地", "远程", "云端"},
+    {"热", "温", "冷"},
+    {"读", "写"},
+    {"聚合", "分离"},
+    {"横向", "纵向"},
+    {"全局", "局部"},
+    {"有损", "无损"},
+    {"显式", "隐式"},
+    {"预填充", "解码"},
+    {"节点内", "节点间"},
+    {"片上", "片外"},
+    {"有状态", "无状态"},
+]
+# A prefix that turns a word into its opposite: "asymmetric", "non-blocking", 非对称.
+_NEGATING_PREFIXES = ("a", "non", "un", "dis", "in")
+_NEGATING_PREFIXES_ZH = ("非", "无", "不", "反")
+
+
+def _opposite_words(p: str, q: str) -> bool:
+    if any({p, q} <= group for group in _ANTONYMS):
+        return True
+    short, long_ = sorted((p, q), key=len)
+    return len(short) > 3 and any(long_ == pre + short for pre in _NEGATING_PREFIXES)
 
 
 def _one_word_apart(x: str, y: str) -> bool:
@@ -303,31 +538,139 @@ def _one_word_apart(x: str, y: str) -> bool:
     if len(a) != len(b) or len(a) < 2:
         return False
     diff = [(p, q) for p, q in zip(a, b, strict=True) if p != q]
-    return len(diff) == 1 and any(set(diff[0]) <= group for group in _ANTONYMS)
+    return len(diff) == 1 and _opposite_words(*diff[0])
+
+
+def _zh_plain(label: str) -> str:
+    return re.sub(r"\s+", "", _QUALIFIER.sub("", fold(label)))
+
+
+def _one_modifier_apart(x: str, y: str) -> bool:
+    """Chinese names that share everything but one opposite modifier (在线推理 / 离线推理,
+    对称量化 / 非对称量化); the shared part must be at least two characters."""
+    a, b = _zh_plain(x), _zh_plain(y)
+    if a == b or not (has_cjk(a) and has_cjk(b)):
+        return False
+    for group in _ANTONYMS_ZH:
+        for u in group:
+            for v in group - {u}:
+                if u in a and len(a) - len(u) >= 2 and a.replace(u, v, 1) == b:
+                    return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 2 and any(
+        long_ == short[:i] + neg + short[i:] for neg in _NEGATING_PREFIXES_ZH for i in range(len(short))
+    )
+
+
+def opposite_names(x: Term, y: Term) -> bool:
+    """Whether two terms' names differ in one opposite modifier (in English or in Chinese)."""
+    en = [n for n in (x.labels.get("en", ""), y.labels.get("en", "")) if n]
+    zh = [n for n in (x.labels.get("zh", ""), y.labels.get("zh", "")) if n]
+    return (len(en) == 2 and _one_word_apart(*en)) or (len(zh) == 2 and _one_modifier_apart(*zh))
 
 
 def adjacent_opposites(
     entries: Sequence[RawEntry], entry_to_term: dict[int, str], terms: dict[str, Term]
 ) -> list[Contrast]:
-    """Neighbouring entries of one source and section whose English names differ in one word.
+    """Entries whose names differ in one opposite modifier (:func:`opposite_names`).
 
     Glossaries file opposites next to each other (开放模型 / 封闭模型, 在线推理 / 离线推理,
-    主主 / 主备); the shared words say they answer the same question differently.
+    主主 / 主备), but the names alone say that the two answer one question in opposite ways,
+    wherever each is filed (Scale-up in one source, scale-out in another). The evidence is
+    the two entries' lines, the earlier first.
     """
+    first: dict[str, int] = {}
+    for i in sorted(entry_to_term, key=lambda i: (entries[i].source, entries[i].line)):
+        if entries[i].names:
+            first.setdefault(entry_to_term[i], i)
+    ids = sorted(first)
+    out: list[Contrast] = []
+    for k, a in enumerate(ids):
+        for b in ids[k + 1 :]:
+            if not opposite_names(terms[a], terms[b]):
+                continue
+            x, y = sorted((entries[first[a]], entries[first[b]]), key=lambda e: (e.source, e.line))
+            evidence = f"{x.raw.strip()[:140]} / {y.raw.strip()[:140]}"
+            out.append(Contrast(a, b, "opposite", evidence, x.source, x.line))
+    return out
+
+
+# Opposite descriptions: two neighbouring entries of one kind of thing, one described by the
+# first word, the other by the second (CPU 顺序 / GPU 并行, gRPC 结构化 / WebSocket 非结构化).
+_OPPOSITE_TRAITS = [
+    ("顺序", "并行"),
+    ("串行", "并行"),
+    ("通用", "专用"),
+    ("同步", "异步"),
+    ("实时", "批量"),
+    ("实时", "离线"),
+    ("在线", "离线"),
+    ("静态", "动态"),
+    ("稠密", "稀疏"),
+    ("结构化", "非结构化"),
+    ("有状态", "无状态"),
+    ("集中式", "分布式"),
+    ("开源", "闭源"),
+    ("开放", "专有"),
+    ("计算密集", "访存密集"),
+    ("有损", "无损"),
+    ("sequential", "parallel"),
+    ("general-purpose", "specialized"),
+    ("synchronous", "asynchronous"),
+    ("structured", "unstructured"),
+    ("stateful", "stateless"),
+]
+
+
+def _has_trait(text: str, word: str) -> bool:
+    # "结构化" inside "非结构化" (or "synchronous" inside "asynchronous") is not the trait
+    return re.search(rf"(?<![非无不a-z]){re.escape(word)}", text) is not None
+
+
+def _genus(entry: RawEntry) -> str:
+    """What an entry says its term is: the last two characters (or word) of the definition's
+    first clause ("结构化、schema-first 的双向流式协议" → 协议)."""
+    first = re.split(r"[，,。；;（(]", fold(entry.definition or ""))[0].strip()
+    word = re.search(r"([a-z]+|[^\sa-z0-9]{2})$", first)
+    return word.group(1) if word else ""
+
+
+def _head(term: Term) -> set[str]:
+    heads = set()
+    en = _words(term.labels.get("en", ""))
+    if len(en) >= 2:
+        heads.add(en[-1])
+    zh = _zh_plain(term.labels.get("zh", ""))
+    if len(zh) >= 3 and has_cjk(zh[-2:]):
+        heads.add(zh[-2:])
+    return heads
+
+
+def adjacent_contrasts(
+    entries: Sequence[RawEntry], entry_to_term: dict[int, str], terms: dict[str, Term]
+) -> list[Contrast]:
+    """Neighbouring entries of one source and section that are the same kind of thing (the names
+    share a head, or the definitions a genus) described by opposite traits (:data:`_OPPOSITE_TRAITS`):
+    "CPU：适合顺序工作负载的通用处理器" / "GPU：高度并行的处理器"."""
     order = sorted(
-        (i for i in entry_to_term if entries[i].names),
+        (i for i in entry_to_term if entries[i].names and entries[i].definition),
         key=lambda i: (entries[i].source, entries[i].line),
     )
     out: list[Contrast] = []
     for i, j in pairwise(order):
         x, y = entries[i], entries[j]
-        if x.source != y.source or x.section != y.section or x.line == y.line:
-            continue
         a, b = entry_to_term[i], entry_to_term[j]
-        if a == b:
+        if x.source != y.source or x.section != y.section or x.line == y.line or a == b:
             continue
-        la, lb = terms[a].labels.get("en", ""), terms[b].labels.get("en", "")
-        if la and lb and _one_word_apart(la, lb):
+        same_kind = bool(_head(terms[a]) & _head(terms[b])) or (_genus(x) != "" and _genus(x) == _genus(y))
+        if not same_kind:
+            continue
+        tx, ty = (fold(f"{e.definition} {e.note or ''}") for e in (x, y))
+        if any(
+            (_has_trait(tx, p) and _has_trait(ty, q) and not _has_trait(tx, q) and not _has_trait(ty, p))
+            or (_has_trait(tx, q) and _has_trait(ty, p) and not _has_trait(tx, p) and not _has_trait(ty, q))
+            for p, q in _OPPOSITE_TRAITS
+        ):
             evidence = f"{x.raw.strip()[:140]} / {y.raw.strip()[:140]}"
             out.append(Contrast(a, b, "opposite", evidence, x.source, x.line))
     return out
@@ -376,6 +719,58 @@ def same_name_pairs(terms: Iterable[Term]) -> list[Contrast]:
                 sentence = sentences(first.text)[0].strip() if sentences(first.text) else first.text
                 out[key] = Contrast(key[0], key[1], "same-name", sentence, first.source, first.line)
     return [out[k] for k in sorted(out)]
+
+
+# Vendors whose names a definition may swap for another's: "CUDA 是让程序在 NVIDIA 芯片上运行的
+# 软件工具箱" / "ROCm 是让…程序在 AMD 芯片上运行的软件工具箱"
+_VENDORS = re.compile(r"nvidia|英伟达|amd|google|谷歌|intel|英特尔|huawei|华为|apple|microsoft|aws|meta")
+_SAME_ROLE = 75  # rapidfuzz ratio of two definitions with names and vendors masked
+
+
+def _role_sentences(term: Term) -> list[tuple[str, frozenset[str], Definition]]:
+    """Each definition's first sentence with the term's names and the vendors masked, the
+    vendors it named, and the definition."""
+    names = sorted((fold(n) for n in term.all_names() if len(n) > 1), key=len, reverse=True)
+    out = []
+    for d in term.definitions:
+        text = fold(re.split(r"[。；;]", d.text)[0])
+        for n in names:
+            text = text.replace(n, "§")
+        vendors = frozenset(_VENDORS.findall(text))
+        if vendors and len(text) >= 8:
+            out.append((_VENDORS.sub("¤", text), vendors, d))
+    return out
+
+
+def vendor_counterparts(terms: Iterable[Term]) -> list[Contrast]:
+    """Terms whose definitions say the same thing of different vendors: one role, two makers.
+
+    The definitions, with each term's own names and the vendor names masked, must agree almost
+    word for word (:data:`_SAME_ROLE`), and name different vendors.
+    """
+    from rapidfuzz import fuzz
+
+    defined = sorted((t for t in terms if t.definitions), key=lambda t: t.id)
+    roles = {t.id: _role_sentences(t) for t in defined}
+    out: list[Contrast] = []
+    for i, a in enumerate(defined):
+        for b in defined[i + 1 :]:
+            same_role = [
+                (dx, dy)
+                for x, vx, dx in roles[a.id]
+                for y, vy, dy in roles[b.id]
+                if not vx & vy and fuzz.ratio(x, y) >= _SAME_ROLE
+            ]
+            if same_role:
+                dx, dy = same_role[0]
+                evidence = f"{_first_sentence(dx.text)} / {_first_sentence(dy.text)}"
+                out.append(Contrast(a.id, b.id, "counterpart", evidence, dx.source, dx.line))
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    found = sentences(text)
+    return found[0].strip() if found else text.strip()
 
 
 # Origins of related_to statements (kg.relations); every other origin states a contrast.

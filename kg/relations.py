@@ -3,10 +3,14 @@
 ``confused_with`` (symmetric) comes from:
 - a confusables section or callout (002 易混淆辨析, "两个 Triton 不要混");
 - a line that defines two or three terms side by side and names each one in
-  its text ("AOT 与 JIT", "prefill / decode", 000's "内部 TCO 是…，外部 TCO 是…");
+  its text ("AOT 与 JIT", "prefill / decode", 000's "内部 TCO 是…，外部 TCO 是…"), or
+  calls them generations or kinds ("NVIDIA 三代…微架构"); the instances such a line or a
+  confusables paragraph gives of two contrasted members are contrasted too ("AOT…（TensorRT
+  的 Plan 文件）；JIT…（…torch.compile）", "激活量化…需要 SmoothQuant 这类迁移技术");
 - a contrast statement in a definition or note: 不等于 X, 区别于 X, 和 X 相对,
   和 X 做对照, 被 X 取代, 不像 X 那样, 不是 X, 比 X 慢/快, 低于/高于 X, 独立于 X,
-  对 X 的回应, 不要与 X 混淆.
+  对 X 的回应, 不要与 X 混淆, and the other cues of :mod:`kg.contrasts` (alternatives, figures
+  side by side, opposite names and traits, one role of two vendors).
 
 ``related_to`` (directed: the term whose text says it → the term it names) from:
 - explicit references: 详见 X where X is a term name, 指向 X, 相当于 X;
@@ -20,7 +24,15 @@ import re
 from collections.abc import Iterable
 from itertools import combinations, takewhile
 
-from kg.contrasts import adjacent_opposites, marker_contrasts, parallel_contrasts, same_name_pairs
+from kg.contrasts import (
+    adjacent_contrasts,
+    adjacent_opposites,
+    figure_contrasts,
+    marker_contrasts,
+    parallel_contrasts,
+    same_name_pairs,
+    vendor_counterparts,
+)
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, Edge, Evidence, RawEntry, Term
 from kg.textnorm import fold, name_key
@@ -290,6 +302,84 @@ def _section_pairs(group: ConfusionGroup, ids_by_member: dict[str, set[str]]) ->
     return out
 
 
+# A line that calls its members generations or kinds of one thing sets them side by side
+_KINDS_OF = re.compile(r"[两二三四]\s*(?:代|种|类|个阶段|阶段)")
+
+
+_PARENS = re.compile(r"[（(]([^（）()]{1,60})[）)]")
+_EXAMPLE_MARKED = re.compile(
+    r"([^，。；,;、（）()\s]{1,30})\s*(?:这类|这一类|之类)|(?:例如|比如|譬如)\s*([^，。；,;]{1,40})"
+)
+_USED_BY = ("用", "使用", "采用")
+
+
+def _examples(text: str, res: Resolver) -> tuple[list[str], list[str]]:
+    """Terms a member's own clauses name as its instances: in parentheses that open with a term
+    ("（TensorRT 的 Plan 文件）"), and marked ones ("SmoothQuant 这类迁移技术", "例如 X"). A term
+    in parentheses with 用 names a user, not an instance ("（TP 用）"). Returns (parenthesised,
+    marked)."""
+    instances: list[str] = []
+    for m in _PARENS.finditer(text):
+        inner = fold(m.group(1)).strip()
+        spans = res.mentioned(m.group(1))
+        if not spans or not inner.startswith(spans[0][1]):
+            continue
+        tail = inner[len(spans[0][1]) :].strip()
+        if tail not in _USED_BY and (not tail or tail.startswith("的")):
+            # the term that opens each listed item ("PyTorch 的 eager + torch.compile"), not
+            # what an item owns ("TensorRT 的 Plan 文件": Plan is TensorRT's)
+            for item in re.split(r"\s*[+/、]\s*|与|\s和\s", inner):
+                found = res.mentioned(item)
+                if found and item.strip().startswith(found[0][1]):
+                    instances.append(found[0][0])
+    marked = [
+        tid for m in _EXAMPLE_MARKED.finditer(text) for tid, _ in res.mentioned(m.group(1) or m.group(2))
+    ]
+    return list(dict.fromkeys(instances)), list(dict.fromkeys(marked))
+
+
+def _member_clauses(body: str, members: tuple[str, ...]) -> dict[str, str]:
+    """Each member's own clauses of a paragraph: those from one that opens with its name up to the
+    next member's (a new sentence that opens with no member belongs to none)."""
+    own: dict[str, list[str]] = {}
+    owner: str | None = None
+    for clause, sentence_start in _clauses(body):
+        opening = [m for m in members if fold(clause).strip().startswith(fold(m))]
+        if opening:
+            owner = max(opening, key=len)
+        elif sentence_start:
+            owner = None
+        if owner:
+            own.setdefault(owner, []).append(clause)
+    return {m: "，".join(c) for m, c in own.items()}
+
+
+def _example_pairs(
+    pairs: Iterable[tuple[str, str]], own_text: dict[str, str], skip: set[str], res: Resolver
+) -> set[tuple[str, str]]:
+    """What contrasting two members says of their examples: "AOT…（TensorRT 的 Plan 文件）；JIT…
+    （PyTorch 的 eager + torch.compile）" sets TensorRT against JIT and against torch.compile.
+
+    An instance is set against the other member and the other member's instances, never against
+    its own member (SmoothQuant is what activation quantization needs, not its look-alike).
+    Parenthesised instances count when both members have them (one slot filled twice); marked
+    ones always; terms in *skip* (the members, mentioned-only nodes) are none. Users
+    ("AllReduce…（TP 用）；AllGather…（PP 用）") are no instances: TP is not AllGather's
+    look-alike, and TP / PP / EP are contrasted where the text compares them (linking them here
+    made the chatbot answer "which parallelism strategies are there" with TP alone).
+    """
+    out: set[tuple[str, str]] = set()
+    for a, b in pairs:
+        (ia, ma), (ib, mb) = _examples(own_text.get(a, ""), res), _examples(own_text.get(b, ""), res)
+        both = bool(ia) and bool(ib)
+        ex_a = [x for x in dict.fromkeys([*(ia if both else []), *ma]) if x not in skip]
+        ex_b = [y for y in dict.fromkeys([*(ib if both else []), *mb]) if y not in skip]
+        out.update((x, b) for x in ex_a if x not in ex_b)
+        out.update((a, y) for y in ex_b if y not in ex_a)
+        out.update((x, y) for x in ex_a for y in ex_b if x != y)
+    return out
+
+
 def _joint_pairs(
     entries: list[RawEntry], idxs: list[int], entry_to_term: dict[int, str]
 ) -> set[tuple[str, str]]:
@@ -307,7 +397,8 @@ def _joint_pairs(
         return {(ids[0], ids[1])}
     if len(ids) == 3:
         named = all(fold(m) in definition or fold(m.split(" ")[-1]) in definition for m in members)
-        return set(combinations(ids, 2)) if named else set()
+        # "Ampere / Hopper / Blackwell：NVIDIA 三代…微架构": the line calls them kinds or generations
+        return set(combinations(ids, 2)) if named or _KINDS_OF.search(definition) else set()
     id_of = {m: entry_to_term[i] for i in idxs if (m := _member_of(entries[i]))}
     out: set[tuple[str, str]] = set()
     for sentence in _SENTENCE.findall(first.definition or ""):
@@ -331,6 +422,9 @@ def build_edges(
     """All edges plus a list of unresolved references for the build report."""
     res = Resolver(terms)
     by_id = {t.id: t for t in terms}
+    # examples a line gives are read for defined terms only: an imported file keeps no line
+    # structure to read them again for a mentioned-only node ("PyTorch 的 eager + torch.compile")
+    mentioned_only = {t.id for t in terms if not t.defined}
     edges = EdgeSet()
     unresolved: list[dict[str, str]] = []
 
@@ -345,7 +439,13 @@ def build_edges(
                         {"kind": "confusable member", "target": m, "where": f"{group.source}:{group.line}"}
                     )
                 ids_by_member[m] = found
-            for a, b in _section_pairs(group, ids_by_member):
+            section_pairs = _section_pairs(group, ids_by_member)
+            for a, b in section_pairs:
+                edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
+            by_member = _member_clauses(group.evidence.partition("：")[2], group.members)
+            own = {tid: text for m, text in by_member.items() for tid in ids_by_member.get(m, ())}
+            member_ids = {tid for found in ids_by_member.values() for tid in found}
+            for a, b in _example_pairs(section_pairs, own, member_ids | mentioned_only, res):
                 edges.add(a, b, "confused_with", group.evidence, group.origin, group.source, group.line)
             continue
         heading, _, body = group.evidence.partition("：")
@@ -368,6 +468,11 @@ def build_edges(
                 edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
             else:
                 edges.add(a, b, "related_to", raw, "listed-together", src, line)
+        first = entries[idxs[0]]
+        if joint and first.definition:
+            own = {entry_to_term[i]: _own_text(first.definition, entries[i], res) for i in idxs}
+            for a, b in _example_pairs(joint, own, set(ids) | mentioned_only, res):
+                edges.add(a, b, "confused_with", raw, "paired-definition", src, line)
 
     # 3. per entry: contrasts, explicit references, mentions
     for i, e in enumerate(entries):
@@ -379,6 +484,7 @@ def build_edges(
             denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
             scanned_contrasts = marker_contrasts(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += parallel_contrasts(by_id[owner], body, res, e.source, e.line)
+            scanned_contrasts += figure_contrasts(by_id[owner], body, res, e.source, e.line)
             for c in scanned_contrasts:
                 edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
                 if c.kind in ("negation", "instead") and "不是" in c.sentence:
@@ -400,8 +506,11 @@ def build_edges(
                 for other in sorted(res.resolve(piece)):
                     edges.add(owner, other, "related_to", f"详见{title}", "xref", e.source, e.line)
 
-    # 4. neighbouring opposites and same-name pairs
-    for c in adjacent_opposites(entries, entry_to_term, by_id) + same_name_pairs(terms):
+    # 4. opposite names, same names and one role of two vendors
+    pairwise_rules = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
+        entries, entry_to_term, by_id
+    )
+    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms):
         edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
 
     return edges.result(), unresolved

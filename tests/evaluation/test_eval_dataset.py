@@ -128,3 +128,20 @@ def test_contrast_test_split_is_blind_sized_and_disjoint_from_dev() -> None:
 
     assert not {key(p) for p in dev} & {key(p) for p in test}
     assert any(not p.explicit for p in test) and all(p.explicit for p in dev)
+
+
+def test_second_contrast_dev_split_is_disjoint_from_the_first() -> None:
+    """dev2 (written blind after the rules were tuned on dev) shares no pair with dev."""
+    from kg.evaluation.contrasts import load_pairs
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    dev, dev2 = load_pairs(data / "contrast_pairs.jsonl"), load_pairs(data / "contrast_pairs_dev2.jsonl")
+    assert len({p.id for p in dev2}) == len(dev2)
+    assert (
+        sum(p.label == "contrast" for p in dev2) >= 40 and sum(p.label == "not_contrast" for p in dev2) >= 40
+    )
+
+    def key(p):  # type: ignore[no-untyped-def]
+        return frozenset(n.casefold() for n in (p.a[0], p.b[0]))
+
+    assert not {key(p) for p in dev} & {key(p) for p in dev2}

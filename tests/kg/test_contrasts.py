@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from kg.contrasts import Contrast, marker_contrasts, parallel_contrasts, same_name_pairs
+from kg.contrasts import (
+    Contrast,
+    adjacent_contrasts,
+    adjacent_opposites,
+    figure_contrasts,
+    marker_contrasts,
+    parallel_contrasts,
+    same_name_pairs,
+    vendor_counterparts,
+)
 from kg.evaluation.contrasts import LabelledPair, score_contrasts
-from kg.model import Definition, Edge, Term
+from kg.model import Definition, Edge, Name, RawEntry, Term
 from kg.relations import Resolver
 
 
@@ -39,6 +48,7 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
     found = marker_contrasts(BY_ID[owner], text, res, "001", 1) + parallel_contrasts(
         BY_ID[owner], text, res, "001", 1
     )
+    found += figure_contrasts(BY_ID[owner], text, res, "001", 1)
     return {(*sorted((c.a, c.b)), c.kind) for c in found}
 
 
@@ -58,8 +68,39 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("llm", "张量并行和流水线并行：前者切层内，后者切层间。", {("pp", "tp", "comparative")}),
         # clause by clause with the same verb
         ("llm", "TTFT 衡量开始多快，TPOT 衡量生成多快。", {("tpot", "ttft", "parallel")}),
-        # "而不是" needs a named term before it
-        ("hbm", "中间数据留在快速内存里而不是反复经过 HBM。", set()),
+        # an alternative, "vs", "两者…", a trade-off between two named terms
+        ("llm", "先判断 TTFT 还是 TPOT 更重要。", {("tpot", "ttft", "comparative")}),
+        ("llm", "TTFT vs TPOT：开始多快与生成多快。", {("tpot", "ttft", "comparative")}),
+        ("llm", "H100 偏训练，H200 偏推理，两者差异很大。", {("h100", "h200", "comparative")}),
+        ("llm", "张量并行与流水线并行之间存在权衡。", {("pp", "tp", "comparative")}),
+        ("llm", "张量并行能力和 HBM 内存需求之间存在权衡。", set()),
+        # another term ranked against the owner, and succession told by 之后的
+        ("h100", "H200 是更新的型号。", {("h100", "h200", "comparative")}),
+        ("h200", "H100 之后的新一代 GPU。", {("h100", "h200", "replacement")}),
+        ("h200", "加入 HBM 扩容之前的默认形态。", set()),
+        # an alternative to a separate X, not any X the text says is not needed
+        ("h200", "不一定需要独立 HBM，但要改模型结构。", {("h200", "hbm", "negation")}),
+        ("h200", "不需要经过 HBM。", set()),
+        # alternatives; an English word inflected ("prompting")
+        ("llm", "可以直接用 TTFT，也可以用 TPOT。", {("tpot", "ttft", "comparative")}),
+        # the two poles of 介于, too
+        (
+            "tp",
+            "介于 H100 与 H200 之间。",
+            {("h100", "tp", "comparative"), ("h200", "tp", "comparative"), ("h100", "h200", "comparative")},
+        ),
+        # "…而不是 X" with no term before: what the owner does instead, unless two places are opposed
+        ("tp", "每卡只保留一份切片，而不是完整的 HBM。", {("hbm", "tp", "instead")}),
+        ("tp", "中间数据留在快速内存里而不是反复经过 HBM。", set()),
+        # English cues
+        ("h200", "Offers more memory than H100.", {("h100", "h200", "comparative")}),
+        ("llm", "Use H200 rather than H100.", {("h100", "h200", "instead")}),
+        # an abstract thing and its concrete form
+        ("h200", "H100 在新硬件上的具体实现。", {("h100", "h200", "implementation")}),
+        # figures side by side
+        ("hbm", "带宽（H100 3.35 TB/s、H200 4.8 TB/s）。", {("h100", "h200", "comparative")}),
+        ("llm", "H100（2022）、H200（2023）两代。", {("h100", "h200", "comparative")}),
+        ("llm", "H100、H200 都用 HBM。", set()),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
@@ -95,3 +136,64 @@ def test_scorer_counts_found_missed_unresolved_and_false_edges() -> None:
     s = score_contrasts(TERMS, edges, pairs)
     assert (s["found"], s["missed"], s["missed_unresolved"], s["false_edges"]) == (1, 2, 1, 1)
     assert s["recall"] == round(1 / 3, 3) and s["recall_explicit"] == 0.5 and s["precision"] == 0.5
+
+
+def test_report_lists_missed_pairs_for_dev_splits_only() -> None:
+    """A blind split's misses and false edges are counted per kind, never named."""
+    from kg.evaluation.contrasts import render_markdown
+
+    edges = [Edge("h100", "h200", "confused_with", "ev", "comparative", "001", 1)]
+    pairs = [
+        LabelledPair("p1", ("TTFT",), ("TPOT",), "contrast", "parallel", "001:2"),
+        LabelledPair("p2", ("H200",), ("H100",), "not_contrast", "related", "001:4"),
+    ]
+    s = score_contrasts(TERMS, edges, pairs)
+    md = render_markdown({"dev": s, "dev2": s, "test": s}, command="glossary eval-contrasts")
+    dev, _, rest = md.partition("**dev2**")
+    dev2, _, test = rest.partition("**test**")
+    for part in (dev, dev2):
+        assert "Missed: TTFT – TPOT" in part and "Edges on hard negatives: H200 – H100" in part
+    assert "TTFT" not in test and "H200" not in test and "parallel (contrast) 0/1" in test
+
+
+def _entry(line: int, name: str, definition: str) -> RawEntry:
+    return RawEntry("001", line, "hw", [Name(name, "label", "en")], definition, raw=f"{name} {definition}")
+
+
+def test_opposite_names_in_either_language_wherever_filed() -> None:
+    terms = {
+        "on": _term("on", "Online inference", "在线推理"),
+        "off": _term("off", "", "离线推理"),
+        "sym": _term("sym", "", "对称量化"),
+        "asym": _term("asym", "", "非对称量化"),
+        "cpu-off": _term("cpu-off", "CPU offloading"),
+        "nvme-off": _term("nvme-off", "NVMe offloading"),
+        "ep": _term("ep", "", "专家并行"),
+        "wide-ep": _term("wide-ep", "", "宽专家并行"),
+    }
+    entries = [_entry(k * 10, t.id, "x") for k, t in enumerate(terms.values())]
+    found = adjacent_opposites(entries, {k: t.id for k, t in enumerate(terms.values())}, terms)
+    assert {(c.a, c.b) for c in found} == {("off", "on"), ("asym", "sym")}
+
+
+def test_neighbours_of_one_kind_with_opposite_traits() -> None:
+    terms = {t.id: t for t in (_term("cpu"), _term("gpu"), _term("grpc"), _term("ws"), _term("tpu"))}
+    entries = [
+        _entry(1, "CPU", "适合顺序工作负载的通用处理器。"),
+        _entry(2, "GPU", "高度并行的处理器。"),
+        _entry(3, "gRPC", "结构化的双向流式协议。"),
+        _entry(4, "WebSocket", "轻量的双向流式传输协议，适合非结构化数据。"),
+        _entry(5, "TPU", "Google 的加速器，适合并行矩阵运算。"),  # another kind of thing
+    ]
+    found = adjacent_contrasts(entries, dict(enumerate(terms)), terms)
+    assert {(c.a, c.b, c.kind) for c in found} == {("cpu", "gpu", "opposite"), ("grpc", "ws", "opposite")}
+
+
+def test_one_role_of_two_vendors() -> None:
+    terms = [
+        _term("cuda", "CUDA", text="CUDA 是让程序在 NVIDIA 芯片上运行的软件工具箱。"),
+        _term("rocm", "ROCm", text="ROCm 是让 AI 程序在 AMD 芯片上运行的软件工具箱。"),
+        _term("cutlass", "CUTLASS", text="CUTLASS 是 NVIDIA 的模板库，提供矩阵乘法 kernel 的积木。"),
+        _term("tensorrt", "TensorRT", text="TensorRT 是 NVIDIA 的推理运行时，组合融合 kernel。"),
+    ]
+    assert {(c.a, c.b, c.kind) for c in vendor_counterparts(terms)} == {("cuda", "rocm", "counterpart")}

@@ -76,6 +76,24 @@ def test_confusable_member_without_entry_gets_its_paragraph_definition(glossary:
         ("roofline", "Roofline model", "same-name"),
         ("Transformer", "Transformers", "same-name"),
         ("智能基准", "性能基准", "same-name"),
+        # general cues (kg.contrasts): generations on one line, "Y 是更…", "X 之后的未来…"
+        ("Hopper", "Blackwell", "paired-definition"),
+        ("Matmul", "GEMM", "comparative"),
+        ("Feynman", "Rubin", "replacement"),
+        # neighbouring entries of one kind with opposite traits, opposite names anywhere
+        ("CPU", "GPU", "opposite"),
+        ("gRPC", "WebSocket", "opposite"),
+        ("CUDA Core", "Tensor Core", "opposite"),
+        ("static batching", "Dynamic batching", "opposite"),
+        # examples of contrasted members ("AOT…（TensorRT 的 Plan 文件）；JIT…（PyTorch 的 eager +
+        # torch.compile）", "激活量化…需要 SmoothQuant 这类迁移技术")
+        ("TensorRT", "torch.compile", "paired-definition"),
+        ("JIT", "TensorRT", "paired-definition"),
+        ("SmoothQuant", "权重量化", "confusables-section"),
+        # figures side by side, alternatives, what the owner does instead
+        ("A100", "H100", "comparative"),
+        ("Prompt", "Fine-tuning", "comparative"),
+        ("Gated DeltaNet", "KV cache", "instead"),
     ],
 )
 def test_contrast_statements_make_confused_with(
@@ -105,6 +123,15 @@ def test_confusables_paragraph_pairs_within_its_sentences(glossary: Glossary) ->
         ("Foundation model", "Open model"),  # one word apart, not opposites
         ("post-training quantization", "quantization"),  # a kind of quantization
         ("Disaggregation", "decode"),  # "和 decode 拆到…使用不同硬件": 不同 is no marker
+        ("CPU offloading", "NVMe offloading"),  # one kind, no opposite trait
+        ("每美元 token 数", "每美元性能"),  # neighbours that share words
+        ("聚合服务", "decode"),  # "加入 prefill-decode 分离之前的": decode does not touch 之前
+        ("长上下文", "attention"),  # "长上下文能力和 attention 内存需求之间存在权衡": not the terms
+        ("Kernel 融合", "HBM"),  # "中间数据留在快速内存里而不是反复经过 HBM"
+        ("TP", "AllReduce"),  # an example is not set against its own member
+        ("TP", "AllGather"),  # "（TP 用）" names a user, not an instance
+        ("SmoothQuant", "激活量化"),
+        ("NVSwitch", "H100"),  # "NVLink…（H100）": only one member has an example
     ],
 )
 def test_pairs_that_share_words_or_sentences_are_not_contrasts(glossary: Glossary, a: str, b: str) -> None:
