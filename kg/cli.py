@@ -519,10 +519,19 @@ def evaluate_cmd(
         finally:
             dense.shift = shift
 
+    def noexamples(q: str) -> list[str]:
+        # the same engine without the examples stage (kg/search/examples.py)
+        weight, engine.weights.examples = engine.weights.examples, 0.0
+        try:
+            return engine.rank(q, "hybrid", 10)
+        finally:
+            engine.weights.examples = weight
+
     systems = {
         "hybrid": lambda q: engine.rank(q, "hybrid", 10),
         "hybrid-dual": dual,
         "hybrid-noshift": noshift,
+        "hybrid-noexamples": noexamples,
         "dense": lambda q: [t for t, _, _ in dense.search(q, 50)][:10],
         "bm25": lambda q: [d for d, _ in engine.lexical.search(q, 10)],
     }

