@@ -302,9 +302,13 @@ def render_memory(d: dict[str, Any]) -> str:
     ]
     columns: list[tuple[str, dict[str, Any]]] = []
     base = d.get("baseline")
+
+    def title(r: dict[str, Any]) -> str:
+        return f"{r['size']:,} terms" + (f" {r['quantize']}" if r.get("quantize") else "")
+
     if base:
-        columns += [(f"before: {r['size']:,} terms", r) for r in base["results"]]
-    columns += [(f"{r['size']:,} terms", r) for r in d["results"]]
+        columns += [(f"before: {title(r)}", r) for r in base["results"]]
+    columns += [(title(r), r) for r in d["results"]]
     head = "| structure | " + " | ".join(f"{c} RSS delta MB | {c} kept MB" for c, _ in columns) + " |"
     lines += [head, "|---|" + "---:|---:|" * len(columns)]
     tables = [_structure_rows(r) for _, r in columns]
@@ -337,7 +341,7 @@ def render_memory(d: dict[str, Any]) -> str:
     ]
     for s in d["summary"]:
         lines.append(
-            f"| {_fmt(s['terms'])} | {_fmt(s['passages'])} | {s['vectors']} | {s['index_kind']} | {_fmt(s['build_s'])} | "
+            f"| {_fmt(s['terms'])} | {_fmt(s['passages'])} | {s['vectors']} ({s.get('storage', 'float32')}) | {s['index_kind']} | {_fmt(s['build_s'])} | "
             f"{_fmt(s['build_peak_rss_mb'])} | {_fmt(s['artifact_mb'])} | {_fmt(s['loaded_rss_mb'])} | "
             f"{_fmt(s['peak_rss_mb'])} | {_fmt(s['anon_mb'])} | {_fmt(s['file_mb'])} | {_fmt(s['pss_mb'])} | "
             f"{_fmt(s['end_rss_mb'])} | {_fmt(s['load_s'])} | {_fmt(s['search_p50_ms'])} | {_fmt(s['search_p99_ms'])} |"

@@ -81,8 +81,10 @@ class Builder:
         progress: bool = False,
         lock_timeout: float = LOCK_TIMEOUT_S,
         status: Callable[[str], Any] | None = None,
+        quantize: str | None = None,
     ) -> None:
         self.corpus = corpus
+        self.quantize = quantize  # "sq8": 8-bit vectors (SearchEngine.build)
         self.artifact = artifact
         self.encoder_spec = encoder_spec
         self.progress = progress
@@ -138,7 +140,9 @@ class Builder:
         self._say(
             f"indexing {len(result.terms)} terms (encoder: {self.encoder_spec or 'none, lexical only'})"
         )
-        engine = SearchEngine.build(result.terms, self.encoder_spec, progress=self.progress, encoder=encoder)
+        engine = SearchEngine.build(
+            result.terms, self.encoder_spec, progress=self.progress, encoder=encoder, quantize=self.quantize
+        )
         t_index = time.perf_counter()
         after = (encoder.encoded, encoder.reused) if hasattr(encoder, "encoded") else (0, 0)
         glossary = Glossary(result.document())

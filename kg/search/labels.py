@@ -145,6 +145,12 @@ def _token_sorted(text: str) -> str:
     return " ".join(sorted(text.split()))
 
 
+def _same_or(kept: str, text: str) -> str:
+    """*kept* when it equals *text*: one string object instead of two equal ones (a one-word
+    name's spaced form is its key)."""
+    return kept if kept == text else text
+
+
 def _is_subsequence(short: str, long: str) -> bool:
     it = iter(long)
     return all(ch in it for ch in short)
@@ -208,12 +214,16 @@ class LabelMatcher:
                 entries[(term_id, key, kind)] = _Entry(term_id, name, kind, key)
         self._entries: list[_Entry] = sorted(entries.values(), key=lambda e: (e.key, e.order))
 
-        # key -> entries, best first
-        self._by_key: dict[str, list[_Entry]] = {}
+        # key -> entries, best first; a key of one entry maps to the entry itself (most keys:
+        # ~10 MB of one-item lists less at 100k terms), read through _bucket
+        by_key: dict[str, list[_Entry]] = {}
         for e in self._entries:
-            self._by_key.setdefault(e.key, []).append(e)
-        for bucket in self._by_key.values():
-            bucket.sort(key=lambda e: e.order)
+            by_key.setdefault(e.key, []).append(e)
+        self._by_key: dict[str, _Entry | tuple[_Entry, ...]] = {
+            key: bucket[0] if len(bucket) == 1 else tuple(sorted(bucket, key=lambda e: e.order))
+            for key, bucket in by_key.items()
+        }
+        del by_key
 
         # fuzzy: long keys (rapidfuzz choices), short keys, spaced forms per entry
         keys = sorted(self._by_key)
@@ -222,7 +232,9 @@ class LabelMatcher:
         self._spaced_entries = [e for e in self._entries if not _is_short(e.key)]
         # exact pre-filters: only names that can reach the cutoff are scored (kg/search/charfilter.py)
         self._long_filter = CharFilter(self._long_keys)
-        self._spaced_filter = CharFilter([_token_sorted(_spaced(e.name)) for e in self._spaced_entries])
+        self._spaced_filter = CharFilter(
+            [_same_or(e.key, _token_sorted(_spaced(e.name))) for e in self._spaced_entries]
+        )
         # abbreviation candidates share the query's first 3 characters (see _abbrev_score)
         self._long_by_prefix: dict[str, list[str]] = {}
         for k in self._long_keys:
@@ -258,11 +270,16 @@ class LabelMatcher:
         """Number of distinct (term, name key, kind) entries."""
         return len(self._entries)
 
+    def _bucket(self, key: str) -> tuple[_Entry, ...]:
+        """The entries whose name key is *key*, best first (empty when none)."""
+        found = self._by_key.get(key, ())
+        return (found,) if isinstance(found, _Entry) else found
+
     # -- exact ---------------------------------------------------------------
 
     def exact(self, text: str) -> list[Match]:
         """Terms with a name whose :func:`name_key` equals that of *text* (score 1.0)."""
-        bucket = self._by_key.get(name_key(text), [])
+        bucket = self._bucket(name_key(text))
         return self._per_term((e, 1.0, "exact") for e in bucket)
 
     # -- fuzzy ---------------------------------------------------------------
@@ -282,7 +299,7 @@ class LabelMatcher:
         q = name_key(text)
         if not q or limit <= 0:
             return []
-        found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._by_key.get(q, [])]
+        found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._bucket(q)]
         key_scores: dict[str, float] = {}
         if not _is_short(q):
             for key, score, _ in self._long_filter.extract(q, cutoff * 100):
@@ -299,7 +316,7 @@ class LabelMatcher:
                     entry = self._spaced_entries[n]
                     key_scores[entry.key] = max(key_scores.get(entry.key, 0.0), score * 0.95 / 100)
         key_scores.pop(q, None)
-        found += [(e, s, "fuzzy") for key, s in key_scores.items() for e in self._by_key[key]]
+        found += [(e, s, "fuzzy") for key, s in key_scores.items() for e in self._bucket(key)]
         if not found:
             found = self._near_misses(q)
         return self._per_term(found)[:limit]
@@ -315,7 +332,7 @@ class LabelMatcher:
             if dist != 1 or min(len(key), len(q)) < 3:
                 continue
             score = 0.5 * (1 - dist / max(len(key), len(q)))
-            out += [(e, score, "fuzzy") for e in self._by_key[key]]
+            out += [(e, score, "fuzzy") for e in self._bucket(key)]
         return out
 
     # -- mentions -------------------------------------------------------------
@@ -368,7 +385,7 @@ class LabelMatcher:
             if any(taken[start:end]):
                 continue
             taken[start:end] = b"\x01" * (end - start)
-            bucket = self._by_key[key]
+            bucket = self._bucket(key)
             best = bucket[0]
             term_ids = tuple(dict.fromkeys(e.term_id for e in bucket))
             spans.append(Span(best.term_id, best.name, best.kind, start, end, folded[start:end], term_ids))

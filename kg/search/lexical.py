@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kg.detached import detached
 from kg.search.tokenize import TOKENIZER_VERSION, Tokenizer
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LexicalIndex"]
@@ -166,7 +167,7 @@ class LexicalIndex:
         index = cls.__new__(cls)
         index._tokenizer = tokenizer
         index._params = dict(meta["params"])
-        index._doc_ids = list(meta["doc_ids"])
+        index._doc_ids = detached(meta["doc_ids"])  # the rest of meta (the vocabulary) is garbage
         index._bm25 = None
         if meta["has_bm25"]:
             # memory-mapped: a query reads only its tokens' columns, and replicas share the pages
