@@ -32,13 +32,14 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from kg.memtrim import release_free_memory
 from kg.model import Term
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
 from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
-from kg.search.tokenize import Tokenizer, release_base_dictionary
+from kg.search.tokenize import Tokenizer
 from kg.textnorm import clean, fold, has_cjk
 
 Mode = Literal["hybrid", "semantic", "lexical"]
@@ -310,8 +311,7 @@ class SearchEngine:
         if meta.get("format") != ENGINE_FORMAT:
             raise ArtifactError(f"search index format {meta.get('format')} is not {ENGINE_FORMAT}: rebuild")
         step = on_step or (lambda _name: None)
-        tokenizer = Tokenizer(cls.vocabulary(terms))
-        release_base_dictionary()  # a loaded engine makes no other tokenizer
+        tokenizer = Tokenizer(cls.vocabulary(terms), take_base=True)  # a loaded engine makes no other
         step("tokenizer")
         lexical = LexicalIndex.load(directory / "lexical", tokenizer, mmap=mmap)
         step("bm25")
@@ -352,7 +352,9 @@ class SearchEngine:
                     f"the index was built with encoder {info['encoder_id']!r}, not {factory().id!r}: "
                     "rebuild with `glossary build --encoder ...`"
                 )
-        return cls(terms, lexical, dense, weights, neighbours, on_step=on_step)
+        engine = cls(terms, lexical, dense, weights, neighbours, on_step=on_step)
+        release_free_memory()  # what loading freed (a server loads the graph, then the engine)
+        return engine
 
     @classmethod
     def for_artifact(

@@ -36,6 +36,10 @@ KIND_RANK: dict[str, int] = {"label": 0, "abbr": 1, "alias": 2}
 DEFAULT_CUTOFF = 0.7
 
 # Separators that find_mentions may step over inside a name ("kv-cache" ~ "KV cache").
+# A suffix of the suggest tables while they are sorted: entry number << _OFFSET_BITS | offset.
+_OFFSET_BITS = 20
+_OFFSET_MASK = (1 << _OFFSET_BITS) - 1
+
 _SKIP = frozenset(" -_‐‑‒–—·・./\\'’")
 _MAX_CHAR = MAX_CHAR
 
@@ -251,18 +255,25 @@ class LabelMatcher:
         # suggest: sorted keys (prefix) and sorted proper suffixes (infix); a suffix is kept as
         # (entry, offset into its key), not as a string (at 100k terms, ~900k of them)
         self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
-        # sorted one first character at a time, so that the sort's key strings never all exist at once
-        by_first: dict[str, list[tuple[int, int]]] = {}
+        # sorted one first character at a time, so that the sort's key strings never all exist at
+        # once; a suffix waits as one machine integer (entry << 20 | offset) in an array, not as
+        # a tuple of two ints (~100 MB of them at 100k terms)
+        by_first: dict[str, array[int]] = {}
         for n, e in enumerate(self._entries):
             for tail in _word_tails(e):
-                by_first.setdefault(tail[0], []).append((n, len(e.key) - len(tail)))
+                codes = by_first.get(tail[0])
+                if codes is None:
+                    codes = by_first[tail[0]] = array("q")
+                codes.append(n << _OFFSET_BITS | (len(e.key) - len(tail)))
         tail_entries: array[int] = array("i")
         tail_offsets: array[int] = array("i")
+        keys_ = self._prefix_keys
         for first in sorted(by_first):
-            group = by_first.pop(first)
-            group.sort(key=lambda t: (self._prefix_keys[t[0]][t[1] :], t[0]))
-            tail_entries.extend(t[0] for t in group)
-            tail_offsets.extend(t[1] for t in group)
+            group = sorted(
+                by_first.pop(first), key=lambda c: (keys_[c >> _OFFSET_BITS][c & _OFFSET_MASK :], c)
+            )
+            tail_entries.extend(c >> _OFFSET_BITS for c in group)
+            tail_offsets.extend(c & _OFFSET_MASK for c in group)
         self._suffix_entries = tail_entries
         self._suffix_keys = _Suffixes(self._prefix_keys, tail_entries, tail_offsets)
 

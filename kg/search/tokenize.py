@@ -23,7 +23,7 @@ from typing import Any
 from kg.search.trie import PrefixWalk
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
-__all__ = ["CJK_CLASS", "STOPWORDS", "TOKENIZER_VERSION", "Tokenizer", "release_base_dictionary"]
+__all__ = ["CJK_CLASS", "STOPWORDS", "TOKENIZER_VERSION", "Tokenizer"]
 
 #: Bump when the tokens produced for a text change (saved indexes must be rebuilt).
 TOKENIZER_VERSION = 1
@@ -77,29 +77,23 @@ def _base_dictionary() -> tuple[dict[str, int], int]:
     return base.FREQ, base.total
 
 
-def release_base_dictionary() -> None:
-    """Drop the cached base dictionary (a tokenizer keeps its own copy of it).
-
-    A server builds one tokenizer, after which the cache only doubles the dictionary's table
-    (tens of MB); builds and tests, which make many, keep it. The next tokenizer over a new
-    vocabulary reads the dictionary again (~0.4 s).
-    """
-    _base_dictionary.cache_clear()
-
-
 @lru_cache(maxsize=4)
-def _jieba_for(words: tuple[str, ...]) -> Any:
+def _jieba_for(words: tuple[str, ...], take_base: bool = False) -> Any:
     """A private, initialised ``jieba.Tokenizer`` with *words* added; cached per word tuple.
 
     The cached instance is shared by tokenizers with the same vocabulary; it is
-    never modified after this function returns.
+    never modified after this function returns. *take_base*: see :class:`Tokenizer`.
     """
     import jieba
 
     _silence_jieba()
     freq, total = _base_dictionary()
     jt = jieba.Tokenizer()
-    jt.FREQ = dict(freq)  # ~10 ms; avoids re-reading the dictionary (~400 ms)
+    if take_base:
+        _base_dictionary.cache_clear()  # the dictionary is this tokenizer's now
+        jt.FREQ = freq
+    else:
+        jt.FREQ = dict(freq)  # ~10 ms; avoids re-reading the dictionary (~400 ms)
     jt.total = total
     jt.initialized = True
     for word in words:
@@ -134,7 +128,11 @@ class Tokenizer:
     recognised by a longest-match pre-pass because jieba never sees Latin here.
     """
 
-    def __init__(self, vocabulary: Iterable[str] = ()) -> None:
+    def __init__(self, vocabulary: Iterable[str] = (), *, take_base: bool = False) -> None:
+        """*take_base*: this tokenizer takes jieba's base dictionary, which is read once per process
+        and copied into each tokenizer, instead of a copy (a server makes one tokenizer: the
+        copy and the cache would double the dictionary's table, tens of MB); the next tokenizer
+        over another vocabulary reads the dictionary again (~0.4 s)."""
         folded = {fold(name) for name in vocabulary}
         names = sorted(n for n in folded if n)
         del folded
@@ -155,7 +153,7 @@ class Tokenizer:
             mixed.add(name)
             # Chinese pieces of a mixed name ("延迟" of "首token延迟") are words too.
             jieba_words.update(run for run in _CJK_RUN.findall(compact) if len(run) >= 2)
-        self._jieba = _jieba_for(tuple(sorted(jieba_words)))
+        self._jieba = _jieba_for(tuple(sorted(jieba_words)), take_base)
         # a trie walk over the mixed names: matching costs the name length, not the number
         # of names sharing a first character (thousands in a 100k-term glossary)
         self._mixed_trie = PrefixWalk(mixed)
