@@ -7,6 +7,10 @@ from __future__ import annotations
 import sys
 from typing import Any, NoReturn
 
+#: The ints :func:`detached` made, by value (bounded: a process loads few distinct ones).
+_INTS: dict[int, int] = {}
+_MAX_INTS = 100_000
+
 
 def detached(value: Any) -> Any:
     """A deep copy of a parsed JSON *value* in which every string and number is a new object
@@ -26,7 +30,9 @@ def detached(value: Any) -> Any:
     if kind is list:
         return [detached(v) for v in value]
     if kind is int:
-        return value + 0  # a new object (small ints are the interpreter's own)
+        # a new object (small ints are the interpreter's own), one per value (line numbers recur)
+        copy = value + 0
+        return _INTS.setdefault(copy, copy) if len(_INTS) < _MAX_INTS else copy
     if kind is float:
         return value + 0.0
     return value  # None, True, False

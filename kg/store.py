@@ -13,7 +13,7 @@ node of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,23 +25,26 @@ from kg.errors import ArtifactError, TermNotFound
 from kg.model import EDGE_TYPES, Edge, Term
 from kg.textnorm import fold, name_key
 
-#: A name table's value: the (term id, name, kind) entries of one key, or the entry itself when
-#: it is the only one.
-_Entries = tuple[str, str, str] | tuple[tuple[str, str, str], ...]
+#: A name table's value: the ids of the terms with a name of that key, in the order they were
+#: added; the id itself when there is one. The names are read back from the terms
+#: (:meth:`Glossary._expand`): no (term id, name, kind) tuple per name (~12 MB at 100k terms).
+_TermIds = str | tuple[str, ...]
 
 
-def _add_entry(table: dict[str, _Entries], key: str, entry: tuple[str, str, str]) -> None:
-    """Append *entry* to the entries of *key* (see :func:`_entries`)."""
+def _add_term(table: dict[str, _TermIds], key: str, term_id: str) -> None:
+    """Record that *term_id* has a name of *key* (its names are added one term at a time)."""
     current = table.get(key)
     if current is None:
-        table[key] = entry
-    else:
-        table[key] = (*_entries(current), entry)
+        table[key] = term_id
+    elif isinstance(current, str):
+        if current != term_id:
+            table[key] = (current, term_id)
+    elif current[-1] != term_id:
+        table[key] = (*current, term_id)
 
 
-def _entries(value: _Entries) -> tuple[tuple[str, str, str], ...]:
-    """The entries of a name table's value (see :func:`_packed`)."""
-    return (value,) if value and type(value[0]) is str else value  # type: ignore[return-value]
+def _kinds_and_names(t: Term) -> tuple[tuple[str, Iterable[str]], ...]:
+    return (("label", t.labels.values()), ("abbreviation", t.abbreviations), ("alias", t.aliases))
 
 
 #: List and dict fields of :class:`Term` that are mostly empty, and those whose values recur.
@@ -104,25 +107,19 @@ class Glossary:
             self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
         step("graph")
         self._defined: Glossary | None = None
-        # A name of one term maps to its entry itself, several names to a tuple of entries (read
-        # through _entries), built in place: per-key lists converted afterwards left ~40 MB of
-        # holes at 100k terms, between the entries kept.
-        self._names: dict[str, _Entries] = {}
-        self._loose: dict[str, _Entries] = {}
+        # folded name / loose key -> ids of the terms named so (see _TermIds), built in place:
+        # per-key lists converted afterwards left ~40 MB of holes at 100k terms
+        self._names: dict[str, _TermIds] = {}
+        self._loose: dict[str, _TermIds] = {}
         for t in self.terms.values():
-            for kind, term_names in (
-                ("label", list(t.labels.values())),
-                ("abbreviation", t.abbreviations),
-                ("alias", t.aliases),
-            ):
+            for _kind, term_names in _kinds_and_names(t):
                 for n in term_names:
-                    entry = (t.id, n, kind)  # one tuple for both tables
                     f = fold(n)
                     f = n if f == n else f  # the name itself when folding keeps it (no copy)
                     k = name_key(n)
                     k = f if k == f else k
-                    _add_entry(self._names, f, entry)
-                    _add_entry(self._loose, k, entry)
+                    _add_term(self._names, f, t.id)
+                    _add_term(self._loose, k, t.id)
         step("names")
 
     # --- loading ----------------------------------------------------------
@@ -222,7 +219,7 @@ class Glossary:
         rank = {"label": 1, "abbreviation": 2, "alias": 3}
         for table, offset in ((self._names, 0), (self._loose, 10)):
             key = f if offset == 0 else name_key(text)
-            for tid, n, kind in _entries(table.get(key, ())):
+            for tid, n, kind in self._expand(table, key, fold if offset == 0 else name_key):
                 if tid in seen:
                     continue
                 t = self.terms[tid]
@@ -243,8 +240,20 @@ class Glossary:
 
     def names(self) -> Iterable[tuple[str, str, str]]:
         """(term id, name, kind) for every label, abbreviation and alias."""
-        for entries in self._names.values():
-            yield from _entries(entries)
+        for key in self._names:
+            yield from self._expand(self._names, key, fold)
+
+    def _expand(
+        self, table: dict[str, _TermIds], key: str, key_of: Callable[[str], str]
+    ) -> Iterator[tuple[str, str, str]]:
+        """(term id, name, kind) of each name whose *key_of* is *key*, in the order they were added."""
+        ids = table.get(key, ())
+        for tid in (ids,) if isinstance(ids, str) else ids:
+            t = self.terms[tid]
+            for kind, term_names in _kinds_and_names(t):
+                for n in term_names:
+                    if key_of(n) == key:
+                        yield tid, n, kind
 
     def suggest_ids(self, text: str, limit: int = 5) -> list[str]:
         """Nearest term ids for an unknown id or name (rapidfuzz over names and ids)."""

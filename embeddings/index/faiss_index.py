@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from embeddings.index.base import IndexKind, SearchHit
+from embeddings.index.packed import PackedStrings
 from embeddings.index.store import kind_of, read_index_dir, write_index_dir
 
 DEFAULT_HNSW_THRESHOLD = 20_000
@@ -48,7 +49,7 @@ class FaissVectorIndex:
             raise ValueError(f"ef_search must be >= 1, got {ef_search}")
         self._index = index
         self._kind: IndexKind = kind_of(index)
-        self._ids: tuple[str, ...] = tuple(ids)
+        self._ids: Sequence[str] = PackedStrings(ids)  # one string, not one per id
         self._encoder_id = encoder_id
         self.ef_search = ef_search
 

@@ -313,7 +313,9 @@ class SearchEngine:
         step = on_step or (lambda _name: None)
         tokenizer = Tokenizer(cls.vocabulary(terms), take_base=True)  # a loaded engine makes no other
         step("tokenizer")
-        lexical = LexicalIndex.load(directory / "lexical", tokenizer, mmap=mmap)
+        lexical = LexicalIndex.load(
+            directory / "lexical", tokenizer, mmap=mmap, ids={t.id: t.id for t in terms}
+        )
         step("bm25")
         dense = None
         if meta.get("dense"):

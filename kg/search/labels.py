@@ -239,10 +239,8 @@ class LabelMatcher:
         self._spaced_filter = CharFilter(
             [_same_or(e.key, _token_sorted(_spaced(e.name))) for e in self._spaced_entries]
         )
-        # abbreviation candidates share the query's first 3 characters (see _abbrev_score)
-        self._long_by_prefix: dict[str, list[str]] = {}
-        for k in self._long_keys:
-            self._long_by_prefix.setdefault(k[:3], []).append(k)
+        # abbreviation candidates share the query's first 3 characters (see _abbrev_score): a
+        # range of the sorted long keys, found by binary search (_long_with_prefix)
 
         # find_mentions: a trie walk over the sorted keys (no dict per node: kg/search/trie.py)
         self._trie = PrefixWalk(keys)
@@ -266,7 +264,8 @@ class LabelMatcher:
                     codes = by_first[tail[0]] = array("q")
                 codes.append(n << _OFFSET_BITS | (len(e.key) - len(tail)))
         tail_entries: array[int] = array("i")
-        tail_offsets: array[int] = array("i")
+        # offsets into a key: two bytes each unless some key is longer than 65,535 characters
+        tail_offsets: array[int] = array("H" if all(len(k) < 2**16 for k in self._prefix_keys) else "i")
         keys_ = self._prefix_keys
         for first in sorted(by_first):
             group = sorted(
@@ -315,7 +314,7 @@ class LabelMatcher:
         if not _is_short(q):
             for key, score, _ in self._long_filter.extract(q, cutoff * 100):
                 key_scores[key] = score / 100
-            for key in self._long_by_prefix.get(q[:3], ()):
+            for key in self._long_with_prefix(q[:3]):
                 ab = _abbrev_score(q, key)
                 if ab >= cutoff and ab > key_scores.get(key, 0.0):
                     key_scores[key] = ab
@@ -331,6 +330,11 @@ class LabelMatcher:
         if not found:
             found = self._near_misses(q)
         return self._per_term(found)[:limit]
+
+    def _long_with_prefix(self, prefix: str) -> list[str]:
+        """The long keys that start with *prefix*, in sorted order."""
+        lo = bisect_left(self._long_keys, prefix)
+        return self._long_keys[lo : bisect_left(self._long_keys, prefix + _MAX_CHAR, lo)]
 
     def _near_misses(self, q: str) -> list[tuple[_Entry, float, str]]:
         """One-edit neighbours among short keys ("ttfb" ~ "ttft"), scored < 0.5."""

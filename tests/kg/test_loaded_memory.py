@@ -91,3 +91,25 @@ def test_isolated_terms_are_not_graph_nodes(loaded: Glossary) -> None:
 def test_path_of_the_artifact_is_kept(loaded: Glossary) -> None:
     assert isinstance(loaded.artifact_dir, Path)
     assert loaded.document["nodes"][0]["id"] == next(iter(loaded.terms))
+
+
+def test_name_tables_give_every_name_in_table_order(loaded: Glossary) -> None:
+    from kg.textnorm import fold, name_key
+
+    # the tables keep term ids and read the names back from the terms: same entries, same order
+    # as a table of (term id, name, kind) per folded name / loose key
+    by_fold: dict[str, list[tuple[str, str, str]]] = {}
+    by_loose: dict[str, list[tuple[str, str, str]]] = {}
+    for t in loaded.terms.values():
+        for kind, ns in (
+            ("label", t.labels.values()),
+            ("abbreviation", t.abbreviations),
+            ("alias", t.aliases),
+        ):
+            for n in ns:
+                by_fold.setdefault(fold(n), []).append((t.id, n, kind))
+                by_loose.setdefault(name_key(n), []).append((t.id, n, kind))
+    assert list(loaded.names()) == [e for entries in by_fold.values() for e in entries]
+    assert any(len({tid for tid, _, _ in v}) > 1 for v in by_loose.values())  # keys of several terms
+    for key, entries in by_loose.items():
+        assert list(loaded._expand(loaded._loose, key, name_key)) == entries
