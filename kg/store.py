@@ -83,9 +83,8 @@ class Glossary:
         self._document: dict[str, Any] | None = document if keep else None
         self._document_sha256 = None if keep else document_sha256
         self.artifact_dir = artifact_dir
-        # A dropped document is garbage once the terms are built; what they keep must not come
-        # from it (see detached).
-        # Terms of a loaded glossary are read-only: equal values of their often empty or
+        # A dropped document is garbage once the terms are built: what they keep must not come
+        # from it (see detached). Its terms are read-only: equal values of their often empty or
         # recurring fields are one shared read-only list or dict.
         own: Callable[[Any], Any] = (lambda v: v) if keep else detached
         sharer = FieldSharer(_EMPTY_OFTEN, _REPEATED)
