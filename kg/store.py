@@ -7,21 +7,49 @@
 The graph is a :class:`networkx.MultiGraph` whose edge keys are (type, source,
 target), so one pair of terms can hold a ``confused_with`` edge and
 ``related_to`` edges in either direction. ``related_to``
-keeps its direction as edge data (``source``/``target``).
+keeps its direction as edge data (``source``/``target``). A term without edges is not a
+node of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
+from kg.detached import FieldSharer, detached
 from kg.errors import ArtifactError, TermNotFound
 from kg.model import EDGE_TYPES, Edge, Term
 from kg.textnorm import fold, name_key
+
+#: A name table's value: the ids of the terms with a name of that key, in the order they were
+#: added; the id itself when there is one. The names are read back from the terms
+#: (:meth:`Glossary._expand`): no (term id, name, kind) tuple per name (~12 MB at 100k terms).
+_TermIds = str | tuple[str, ...]
+
+
+def _add_term(table: dict[str, _TermIds], key: str, term_id: str) -> None:
+    """Record that *term_id* has a name of *key* (its names are added one term at a time)."""
+    current = table.get(key)
+    if current is None:
+        table[key] = term_id
+    elif isinstance(current, str):
+        if current != term_id:
+            table[key] = (current, term_id)
+    elif current[-1] != term_id:
+        table[key] = (*current, term_id)
+
+
+def _kinds_and_names(t: Term) -> tuple[tuple[str, Iterable[str]], ...]:
+    return (("label", t.labels.values()), ("abbreviation", t.abbreviations), ("alias", t.aliases))
+
+
+#: List and dict fields of :class:`Term` that are mostly empty, and those whose values recur.
+_EMPTY_OFTEN = ("aliases", "abbreviations", "entry_keys", "editorial_names", "mentioned_in")
+_REPEATED = ("categories", "sources", "label_origin")
 
 
 @dataclass(frozen=True)
@@ -55,44 +83,42 @@ class Glossary:
         self._document: dict[str, Any] | None = document if keep else None
         self._document_sha256 = None if keep else document_sha256
         self.artifact_dir = artifact_dir
+        # A dropped document is garbage once the terms are built: what they keep must not come
+        # from it (see detached). Its terms are read-only: equal values of their often empty or
+        # recurring fields are one shared read-only list or dict.
+        own: Callable[[Any], Any] = (lambda v: v) if keep else detached
+        sharer = FieldSharer(_EMPTY_OFTEN, _REPEATED)
         self.terms: dict[str, Term] = {}
         for raw in document["nodes"]:
-            t = Term.from_dict(raw)
-            self.terms[t.id] = t
+            t = Term.from_dict(own(raw))
+            self.terms[t.id] = t if keep else sharer.share(t)
         # former id → current id (kg/ids.py); a current id always wins over an alias
-        self.id_aliases: dict[str, str] = dict(document.get("id_aliases") or {})
-        self.edges: list[Edge] = [Edge.from_dict(e) for e in document["edges"]]
-        self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in document.get("sources", [])}
-        self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in document.get("categories", [])}
+        self.id_aliases: dict[str, str] = dict(own(document.get("id_aliases") or {}))
+        self.edges: list[Edge] = [Edge.from_dict(own(e)) for e in document["edges"]]
+        self.sources: dict[str, dict[str, Any]] = {s["id"]: s for s in own(document.get("sources", []))}
+        self.categories: dict[str, dict[str, Any]] = {c["id"]: c for c in own(document.get("categories", []))}
         step("terms")
+        # Only terms with edges are nodes: an isolated node costs ~200 bytes (two dicts) and most
+        # terms of a large glossary have no edge (the methods below treat a missing node as isolated).
         self.graph = nx.MultiGraph()
-        self.graph.add_nodes_from(self.terms)
         for e in self.edges:
             # key (type, source, target): one pair may hold related_to both ways and confused_with
             self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
         step("graph")
         self._defined: Glossary | None = None
-        names: dict[str, list[tuple[str, str, str]]] = {}
-        loose: dict[str, list[tuple[str, str, str]]] = {}
+        # folded name / loose key -> ids of the terms named so (see _TermIds), built in place:
+        # per-key lists converted afterwards left ~40 MB of holes at 100k terms
+        self._names: dict[str, _TermIds] = {}
+        self._loose: dict[str, _TermIds] = {}
         for t in self.terms.values():
-            for kind, term_names in (
-                ("label", list(t.labels.values())),
-                ("abbreviation", t.abbreviations),
-                ("alias", t.aliases),
-            ):
+            for _kind, term_names in _kinds_and_names(t):
                 for n in term_names:
-                    entry = (t.id, n, kind)  # one tuple for both tables
                     f = fold(n)
                     f = n if f == n else f  # the name itself when folding keeps it (no copy)
                     k = name_key(n)
                     k = f if k == f else k
-                    names.setdefault(f, []).append(entry)
-                    loose.setdefault(k, []).append(entry)
-        # tuples, not lists: the tables never change (tens of MB less at 100k terms)
-        self._names: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in names.items()}
-        del names
-        self._loose: dict[str, tuple[tuple[str, str, str], ...]] = {key: tuple(v) for key, v in loose.items()}
-        del loose
+                    _add_term(self._names, f, t.id)
+                    _add_term(self._loose, k, t.id)
         step("names")
 
     # --- loading ----------------------------------------------------------
@@ -192,7 +218,7 @@ class Glossary:
         rank = {"label": 1, "abbreviation": 2, "alias": 3}
         for table, offset in ((self._names, 0), (self._loose, 10)):
             key = f if offset == 0 else name_key(text)
-            for tid, n, kind in table.get(key, []):
+            for tid, n, kind in self._expand(table, key, fold if offset == 0 else name_key):
                 if tid in seen:
                     continue
                 t = self.terms[tid]
@@ -213,8 +239,20 @@ class Glossary:
 
     def names(self) -> Iterable[tuple[str, str, str]]:
         """(term id, name, kind) for every label, abbreviation and alias."""
-        for entries in self._names.values():
-            yield from entries
+        for key in self._names:
+            yield from self._expand(self._names, key, fold)
+
+    def _expand(
+        self, table: dict[str, _TermIds], key: str, key_of: Callable[[str], str]
+    ) -> Iterator[tuple[str, str, str]]:
+        """(term id, name, kind) of each name whose *key_of* is *key*, in the order they were added."""
+        ids = table.get(key, ())
+        for tid in (ids,) if isinstance(ids, str) else ids:
+            t = self.terms[tid]
+            for kind, term_names in _kinds_and_names(t):
+                for n in term_names:
+                    if key_of(n) == key:
+                        yield tid, n, kind
 
     def suggest_ids(self, text: str, limit: int = 5) -> list[str]:
         """Nearest term ids for an unknown id or name (rapidfuzz over names and ids)."""
@@ -235,6 +273,8 @@ class Glossary:
     def edges_of(self, term_id: str, types: Iterable[str] = EDGE_TYPES) -> list[Edge]:
         """Edges touching a term, filtered by type."""
         self.get(term_id)
+        if term_id not in self.graph:
+            return []
         wanted = set(types)
         out = []
         for _, _other, key, data in self.graph.edges(term_id, keys=True, data=True):
@@ -245,6 +285,8 @@ class Glossary:
     def neighbours(self, term_id: str, types: Iterable[str] = EDGE_TYPES, depth: int = 1) -> dict[str, int]:
         """Term ids within *depth* hops over the given edge types → their distance."""
         self.get(term_id)
+        if term_id not in self.graph:
+            return {}
         wanted = set(types)
         dist = {term_id: 0}
         frontier = [term_id]
@@ -270,6 +312,8 @@ class Glossary:
         """Term ids on a shortest path from *a* to *b*, or None when not connected."""
         self.get(a)
         self.get(b)
+        if a not in self.graph or b not in self.graph:  # an isolated term
+            return [a] if a == b else None
         wanted = set(types)
         view = nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k[0] in wanted)
         try:

@@ -9,7 +9,7 @@ from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from numpy.typing import ArrayLike
 
-IndexKind: TypeAlias = Literal["flat", "hnsw"]
+IndexKind: TypeAlias = Literal["flat", "hnsw", "flat-sq8", "hnsw-sq8"]
 SearchHit: TypeAlias = tuple[str, float]
 """``(passage id, inner-product score)``; with unit vectors the score is a cosine similarity."""
 
@@ -20,7 +20,8 @@ class VectorIndex(Protocol):
 
     @property
     def kind(self) -> IndexKind:
-        """``"flat"`` (exact) or ``"hnsw"`` (approximate, for large corpora)."""
+        """``"flat"`` (exact) or ``"hnsw"`` (approximate, for large corpora); ``-sq8``: vectors
+        stored as 8-bit scalar-quantised codes (a quarter of the memory, approximate scores)."""
         ...
 
     @property

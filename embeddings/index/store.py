@@ -47,12 +47,24 @@ def sha256_file(path: Path) -> str:
 
 
 def kind_of(index: Any) -> IndexKind:
-    """``"flat"`` or ``"hnsw"`` for the two faiss index types this package builds."""
+    """``"flat"``, ``"hnsw"``, ``"flat-sq8"`` or ``"hnsw-sq8"`` for the faiss index types this
+    package builds."""
     if isinstance(index, faiss.IndexHNSWFlat):
         return "hnsw"
     if isinstance(index, faiss.IndexFlatIP):
         return "flat"
+    if isinstance(index, faiss.IndexHNSWSQ) and _is_sq8(index.storage):
+        return "hnsw-sq8"
+    if isinstance(index, faiss.IndexScalarQuantizer) and _is_sq8(index):
+        return "flat-sq8"
     raise TypeError(f"unsupported faiss index type {type(index).__name__}")
+
+
+def _is_sq8(index: Any) -> bool:
+    sq = faiss.downcast_index(index) if not isinstance(index, faiss.IndexScalarQuantizer) else index
+    return isinstance(sq, faiss.IndexScalarQuantizer) and int(sq.sq.qtype) == int(
+        faiss.ScalarQuantizer.QT_8bit
+    )
 
 
 def write_index_dir(directory: Path, index: Any, ids: list[str], *, encoder_id: str) -> Path:
@@ -85,7 +97,7 @@ def write_index_dir(directory: Path, index: Any, ids: list[str], *, encoder_id: 
             IDS_FILE: {"sha256": sha256_file(ids_path), "bytes": ids_path.stat().st_size},
         },
     }
-    if kind == "hnsw":
+    if kind in ("hnsw", "hnsw-sq8"):
         manifest["hnsw"] = {
             "M": int(index.hnsw.nb_neighbors(1)),
             "efConstruction": int(index.hnsw.efConstruction),

@@ -259,16 +259,19 @@ def measure_size(
     queries: Path = DEFAULT_QUERIES,
     max_queries: int = 0,
     reuse: bool = False,
+    quantize: str | None = None,
     log: Callable[[str], None] = lambda _m: None,
 ) -> dict[str, Any]:
     """Build (or reuse, with *reuse*) the *size*-term synthetic artifact under *workdir*, then
-    profile its memory and time its searches, each in a fresh process."""
+    profile its memory and time its searches, each in a fresh process. *quantize* ``"sq8"``:
+    8-bit vectors (``glossary build --vectors sq8``)."""
     from kg.bench.search_bench import LoadMeter, _run_worker
 
-    artifact = workdir / f"synthetic-{size}"
-    out: dict[str, Any] = {"size": size}
-    if reuse and (artifact / "graph.json").exists() and (workdir / f"synthetic-{size}.build.json").exists():
-        out["build"] = json.loads((workdir / f"synthetic-{size}.build.json").read_text(encoding="utf-8"))
+    name = f"synthetic-{size}" + (f"-{quantize}" if quantize else "")
+    artifact = workdir / name
+    out: dict[str, Any] = {"size": size, "quantize": quantize}
+    if reuse and (artifact / "graph.json").exists() and (workdir / f"{name}.build.json").exists():
+        out["build"] = json.loads((workdir / f"{name}.build.json").read_text(encoding="utf-8"))
         out["build"]["reused"] = True
         log(f"{size}: reusing the artifact built earlier in {artifact}")
     else:
@@ -289,13 +292,14 @@ def measure_size(
                 str(encode_budget_s),
                 "--hnsw-threshold",
                 str(hnsw_threshold),
+                *(["--quantize", quantize] if quantize else []),
                 "--out",
                 str(artifact),
             ],
             log,
         )
         out["build"]["machine_load"] = meter.stop()
-        (workdir / f"synthetic-{size}.build.json").write_text(json.dumps(out["build"]), encoding="utf-8")
+        (workdir / f"{name}.build.json").write_text(json.dumps(out["build"]), encoding="utf-8")
         log(f"{size}: built in {out['build']['timings_s']['total_s']:.1f} s")
     log(f"{size}: profiling memory")
     out["profile"] = _profile_worker(artifact, queries, log)
@@ -316,6 +320,7 @@ def summary_row(res: dict[str, Any]) -> dict[str, Any]:
     first = prof["after_first_query_mb"]
     return {
         "terms": b["terms"],
+        "storage": variant(res),
         "passages": b["passages"],
         "index_kind": b["index_kind"],
         "vectors": b["vectors"]["name"],
@@ -334,16 +339,24 @@ def summary_row(res: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def variant(res: dict[str, Any]) -> str:
+    """How a result's vectors are stored: ``float32`` or the quantization (``sq8``)."""
+    return res.get("quantize") or "float32"
+
+
 def check_targets(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """PASS/FAIL of each target whose corpus size was measured, ``n/a`` otherwise."""
+    """PASS/FAIL of each target for each vector storage measured at its corpus size, ``n/a``
+    when the size was not measured."""
     rows = []
     for size, desc, limit, unit in TARGETS:
-        res = next((r for r in results if r["size"] == size), None)
-        value = None
-        if res is not None:
-            value = res["probe"]["peak_rss_mb"] if unit == "MB" else res["probe"]["latency_ms"]["p50"]
-        status = "n/a" if value is None else ("PASS" if value <= limit else "FAIL")
-        rows.append({"target": desc, "limit": limit, "unit": unit, "value": value, "status": status})
+        measured: list[dict[str, Any] | None] = [r for r in results if r["size"] == size]
+        for res in measured or [None]:
+            value = None
+            if res is not None:
+                value = res["probe"]["peak_rss_mb"] if unit == "MB" else res["probe"]["latency_ms"]["p50"]
+            status = "n/a" if value is None else ("PASS" if value <= limit else "FAIL")
+            label = desc if res is None else f"{desc} ({variant(res)} vectors)"
+            rows.append({"target": label, "limit": limit, "unit": unit, "value": value, "status": status})
     return rows
 
 
@@ -353,10 +366,12 @@ def run_benchmark(
     *,
     command: str | None = None,
     log: Callable[[str], None] = lambda _m: None,
+    quantize: Sequence[str | None] = (None,),
     **kw: Any,
 ) -> dict[str, Any]:
-    """Measure every size in *sizes* (see :func:`measure_size`); artifacts go to *workdir* (kept)
-    or to a temporary directory (removed)."""
+    """Measure every size in *sizes* with each vector storage in *quantize* (``None``: float32;
+    see :func:`measure_size`); artifacts go to *workdir* (kept) or to a temporary directory
+    (removed)."""
     from kg.bench.search_bench import LoadMeter, machine_info
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -366,7 +381,8 @@ def run_benchmark(
         work = workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         for size in sizes:
-            results.append(measure_size(size, work, log=log, **kw))
+            for q in quantize:
+                results.append(measure_size(size, work, log=log, quantize=q, **kw))
     load = total.stop()
     return {
         "benchmark": "glossary bench-memory",
@@ -375,7 +391,10 @@ def run_benchmark(
         "duration_s": load["elapsed_s"],
         "machine": machine_info(),
         "machine_load": load,
-        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in kw.items()},
+        "config": {
+            **{k: (str(v) if isinstance(v, Path) else v) for k, v in kw.items()},
+            "vectors": [q or "float32" for q in quantize],
+        },
         "results": results,
         "summary": [summary_row(r) for r in results],
         "targets": check_targets(results),

@@ -136,7 +136,11 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     index = build_index(
-        vectors, [pid for pid, _ in items], encoder_id=encoder.id, hnsw_threshold=args.hnsw_threshold
+        vectors,
+        [pid for pid, _ in items],
+        encoder_id=encoder.id,
+        hnsw_threshold=args.hnsw_threshold,
+        quantize=args.quantize,
     )
     timings["index_s"] = time.perf_counter() - t0
     out["index_kind"] = index.kind
@@ -269,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--encode-budget", type=float, default=300.0)
     b.add_argument("--calibration", type=int, default=300)
     b.add_argument("--hnsw-threshold", type=int, default=20_000)
+    b.add_argument("--quantize", choices=("sq8",), default=None)
     b.add_argument("--out", required=True)
     b.add_argument("--json-out", required=True)
     p = sub.add_parser("probe")

@@ -39,7 +39,7 @@ class CharFilter:
 
     def __init__(self, strings: Sequence[str]) -> None:
         order = sorted(range(len(strings)), key=lambda i: (len(strings[i]), i))
-        self._order = np.asarray(order, dtype=np.int64)  # row -> index into *strings*
+        self._order = np.asarray(order, dtype=np.int32 if len(order) < 2**31 else np.int64)  # row -> index
         self._strings = [strings[i] for i in order]
         self._lengths = np.asarray([len(s) for s in self._strings], dtype=np.int32)
         self._hist = np.zeros((len(order), BUCKETS), dtype=np.uint8)

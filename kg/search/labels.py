@@ -36,6 +36,10 @@ KIND_RANK: dict[str, int] = {"label": 0, "abbr": 1, "alias": 2}
 DEFAULT_CUTOFF = 0.7
 
 # Separators that find_mentions may step over inside a name ("kv-cache" ~ "KV cache").
+# A suffix of the suggest tables while they are sorted: entry number << _OFFSET_BITS | offset.
+_OFFSET_BITS = 20
+_OFFSET_MASK = (1 << _OFFSET_BITS) - 1
+
 _SKIP = frozenset(" -_‐‑‒–—·・./\\'’")
 _MAX_CHAR = MAX_CHAR
 
@@ -145,6 +149,12 @@ def _token_sorted(text: str) -> str:
     return " ".join(sorted(text.split()))
 
 
+def _same_or(kept: str, text: str) -> str:
+    """*kept* when it equals *text*: one string object instead of two equal ones (a one-word
+    name's spaced form is its key)."""
+    return kept if kept == text else text
+
+
 def _is_subsequence(short: str, long: str) -> bool:
     it = iter(long)
     return all(ch in it for ch in short)
@@ -208,12 +218,16 @@ class LabelMatcher:
                 entries[(term_id, key, kind)] = _Entry(term_id, name, kind, key)
         self._entries: list[_Entry] = sorted(entries.values(), key=lambda e: (e.key, e.order))
 
-        # key -> entries, best first
-        self._by_key: dict[str, list[_Entry]] = {}
+        # key -> entries, best first; a key of one entry maps to the entry itself (most keys:
+        # ~10 MB of one-item lists less at 100k terms), read through _bucket
+        by_key: dict[str, list[_Entry]] = {}
         for e in self._entries:
-            self._by_key.setdefault(e.key, []).append(e)
-        for bucket in self._by_key.values():
-            bucket.sort(key=lambda e: e.order)
+            by_key.setdefault(e.key, []).append(e)
+        self._by_key: dict[str, _Entry | tuple[_Entry, ...]] = {
+            key: bucket[0] if len(bucket) == 1 else tuple(sorted(bucket, key=lambda e: e.order))
+            for key, bucket in by_key.items()
+        }
+        del by_key
 
         # fuzzy: long keys (rapidfuzz choices), short keys, spaced forms per entry
         keys = sorted(self._by_key)
@@ -222,11 +236,11 @@ class LabelMatcher:
         self._spaced_entries = [e for e in self._entries if not _is_short(e.key)]
         # exact pre-filters: only names that can reach the cutoff are scored (kg/search/charfilter.py)
         self._long_filter = CharFilter(self._long_keys)
-        self._spaced_filter = CharFilter([_token_sorted(_spaced(e.name)) for e in self._spaced_entries])
-        # abbreviation candidates share the query's first 3 characters (see _abbrev_score)
-        self._long_by_prefix: dict[str, list[str]] = {}
-        for k in self._long_keys:
-            self._long_by_prefix.setdefault(k[:3], []).append(k)
+        self._spaced_filter = CharFilter(
+            [_same_or(e.key, _token_sorted(_spaced(e.name))) for e in self._spaced_entries]
+        )
+        # abbreviation candidates share the query's first 3 characters (see _abbrev_score): a
+        # range of the sorted long keys, found by binary search (_long_with_prefix)
 
         # find_mentions: a trie walk over the sorted keys (no dict per node: kg/search/trie.py)
         self._trie = PrefixWalk(keys)
@@ -239,18 +253,26 @@ class LabelMatcher:
         # suggest: sorted keys (prefix) and sorted proper suffixes (infix); a suffix is kept as
         # (entry, offset into its key), not as a string (at 100k terms, ~900k of them)
         self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
-        # sorted one first character at a time, so that the sort's key strings never all exist at once
-        by_first: dict[str, list[tuple[int, int]]] = {}
+        # sorted one first character at a time, so that the sort's key strings never all exist at
+        # once; a suffix waits as one machine integer (entry << 20 | offset) in an array, not as
+        # a tuple of two ints (~100 MB of them at 100k terms)
+        by_first: dict[str, array[int]] = {}
         for n, e in enumerate(self._entries):
             for tail in _word_tails(e):
-                by_first.setdefault(tail[0], []).append((n, len(e.key) - len(tail)))
+                codes = by_first.get(tail[0])
+                if codes is None:
+                    codes = by_first[tail[0]] = array("q")
+                codes.append(n << _OFFSET_BITS | (len(e.key) - len(tail)))
         tail_entries: array[int] = array("i")
-        tail_offsets: array[int] = array("i")
+        # offsets into a key: two bytes each unless some key is longer than 65,535 characters
+        tail_offsets: array[int] = array("H" if all(len(k) < 2**16 for k in self._prefix_keys) else "i")
+        keys_ = self._prefix_keys
         for first in sorted(by_first):
-            group = by_first.pop(first)
-            group.sort(key=lambda t: (self._prefix_keys[t[0]][t[1] :], t[0]))
-            tail_entries.extend(t[0] for t in group)
-            tail_offsets.extend(t[1] for t in group)
+            group = sorted(
+                by_first.pop(first), key=lambda c: (keys_[c >> _OFFSET_BITS][c & _OFFSET_MASK :], c)
+            )
+            tail_entries.extend(c >> _OFFSET_BITS for c in group)
+            tail_offsets.extend(c & _OFFSET_MASK for c in group)
         self._suffix_entries = tail_entries
         self._suffix_keys = _Suffixes(self._prefix_keys, tail_entries, tail_offsets)
 
@@ -258,11 +280,16 @@ class LabelMatcher:
         """Number of distinct (term, name key, kind) entries."""
         return len(self._entries)
 
+    def _bucket(self, key: str) -> tuple[_Entry, ...]:
+        """The entries whose name key is *key*, best first (empty when none)."""
+        found = self._by_key.get(key, ())
+        return (found,) if isinstance(found, _Entry) else found
+
     # -- exact ---------------------------------------------------------------
 
     def exact(self, text: str) -> list[Match]:
         """Terms with a name whose :func:`name_key` equals that of *text* (score 1.0)."""
-        bucket = self._by_key.get(name_key(text), [])
+        bucket = self._bucket(name_key(text))
         return self._per_term((e, 1.0, "exact") for e in bucket)
 
     # -- fuzzy ---------------------------------------------------------------
@@ -282,12 +309,12 @@ class LabelMatcher:
         q = name_key(text)
         if not q or limit <= 0:
             return []
-        found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._by_key.get(q, [])]
+        found: list[tuple[_Entry, float, str]] = [(e, 1.0, "exact") for e in self._bucket(q)]
         key_scores: dict[str, float] = {}
         if not _is_short(q):
             for key, score, _ in self._long_filter.extract(q, cutoff * 100):
                 key_scores[key] = score / 100
-            for key in self._long_by_prefix.get(q[:3], ()):
+            for key in self._long_with_prefix(q[:3]):
                 ab = _abbrev_score(q, key)
                 if ab >= cutoff and ab > key_scores.get(key, 0.0):
                     key_scores[key] = ab
@@ -299,10 +326,15 @@ class LabelMatcher:
                     entry = self._spaced_entries[n]
                     key_scores[entry.key] = max(key_scores.get(entry.key, 0.0), score * 0.95 / 100)
         key_scores.pop(q, None)
-        found += [(e, s, "fuzzy") for key, s in key_scores.items() for e in self._by_key[key]]
+        found += [(e, s, "fuzzy") for key, s in key_scores.items() for e in self._bucket(key)]
         if not found:
             found = self._near_misses(q)
         return self._per_term(found)[:limit]
+
+    def _long_with_prefix(self, prefix: str) -> list[str]:
+        """The long keys that start with *prefix*, in sorted order."""
+        lo = bisect_left(self._long_keys, prefix)
+        return self._long_keys[lo : bisect_left(self._long_keys, prefix + _MAX_CHAR, lo)]
 
     def _near_misses(self, q: str) -> list[tuple[_Entry, float, str]]:
         """One-edit neighbours among short keys ("ttfb" ~ "ttft"), scored < 0.5."""
@@ -315,7 +347,7 @@ class LabelMatcher:
             if dist != 1 or min(len(key), len(q)) < 3:
                 continue
             score = 0.5 * (1 - dist / max(len(key), len(q)))
-            out += [(e, score, "fuzzy") for e in self._by_key[key]]
+            out += [(e, score, "fuzzy") for e in self._bucket(key)]
         return out
 
     # -- mentions -------------------------------------------------------------
@@ -368,7 +400,7 @@ class LabelMatcher:
             if any(taken[start:end]):
                 continue
             taken[start:end] = b"\x01" * (end - start)
-            bucket = self._by_key[key]
+            bucket = self._bucket(key)
             best = bucket[0]
             term_ids = tuple(dict.fromkeys(e.term_id for e in bucket))
             spans.append(Span(best.term_id, best.name, best.kind, start, end, folded[start:end], term_ids))

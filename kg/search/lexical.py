@@ -9,12 +9,13 @@ vocabulary, so :meth:`LexicalIndex.load` rebuilds the identical tokenizer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from kg.detached import detached
 from kg.search.tokenize import TOKENIZER_VERSION, Tokenizer
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LexicalIndex"]
@@ -141,9 +142,16 @@ class LexicalIndex:
 
     @classmethod
     def load(
-        cls, directory: str | Path, tokenizer: Tokenizer | None = None, *, mmap: bool = True
+        cls,
+        directory: str | Path,
+        tokenizer: Tokenizer | None = None,
+        *,
+        mmap: bool = True,
+        ids: Mapping[str, str] | None = None,
     ) -> LexicalIndex:
         """Read an index written by :meth:`save` (its arrays memory-mapped unless *mmap* is False).
+        *ids*: document id → the same string already in memory (the terms' ids), kept instead of
+        a copy.
 
         The tokenizer is rebuilt from the saved vocabulary unless *tokenizer* is
         given (it must then have the same vocabulary). Raises ``ValueError`` for a
@@ -166,7 +174,10 @@ class LexicalIndex:
         index = cls.__new__(cls)
         index._tokenizer = tokenizer
         index._params = dict(meta["params"])
-        index._doc_ids = list(meta["doc_ids"])
+        # not strings of the parse: the rest of meta (the vocabulary) is garbage
+        index._doc_ids = (
+            [ids.get(d) or detached(d) for d in meta["doc_ids"]] if ids else detached(meta["doc_ids"])
+        )
         index._bm25 = None
         if meta["has_bm25"]:
             # memory-mapped: a query reads only its tokens' columns, and replicas share the pages

@@ -86,6 +86,17 @@ def test_modes_and_pagination(engine: SearchEngine) -> None:
         engine.search("x", mode="nope")
 
 
+def test_sq8_vectors_are_opt_in_and_saved_as_such(glossary: Glossary, tmp_path: Path) -> None:
+    terms = list(glossary.terms.values())
+    sq8 = SearchEngine.build(terms, "hash:64", quantize="sq8")
+    assert sq8.dense is not None and sq8.dense.index.kind == "flat-sq8"
+    sq8.save(tmp_path / "search")
+    again = SearchEngine.load(tmp_path / "search", terms)
+    assert again.dense is not None and again.dense.index.kind == "flat-sq8"
+    assert again.rank("prefill 阶段") == sq8.rank("prefill 阶段")
+    assert sq8.search("TTFT").hits[0].term_id == "time-to-first-token"
+
+
 def test_save_load_round_trip_and_corruption(
     engine: SearchEngine, glossary: Glossary, tmp_path: Path
 ) -> None:
