@@ -66,9 +66,9 @@ class Corpus:
         return clause
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
-    root = tmp_path_factory.mktemp("reload")
+def built_corpus(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Corpus]:
+    """A :class:`Corpus` built once, with caches of its own (XDG_CACHE_HOME restored after)."""
+    root = tmp_path_factory.mktemp(name)
     saved = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(root / "cache")
     c = Corpus(root)
@@ -78,6 +78,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = saved
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    yield from built_corpus(tmp_path_factory, "reload")
 
 
 def _kv_definition(body: dict[str, Any]) -> str:

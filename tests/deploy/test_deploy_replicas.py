@@ -10,7 +10,6 @@ The artifact is a copy of the bundled corpus built with the hashing encoder (tes
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import pytest
 from kg.deploy.local import REPLICA_HEADER, LocalDeployment
 from tests.api.conftest import _assert_error as assert_error
 from tests.api.test_api_chat_sessions import TPOT, TTFT, TURN_1, TURN_2, TURN_3
-from tests.api.test_api_reload import Corpus
+from tests.api.test_api_reload import Corpus, built_corpus
 from tests.deploy.deploy_helpers import need_nginx_and_redis
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,16 +38,7 @@ TOKEN = "deploy-test-token"
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     need_nginx_and_redis()
-    root = tmp_path_factory.mktemp("deploy")
-    saved = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(root / "cache")
-    c = Corpus(root)
-    c.builder.build("fit")
-    yield c
-    if saved is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = saved
+    yield from built_corpus(tmp_path_factory, "deploy")
 
 
 @pytest.fixture(scope="module")
