@@ -93,6 +93,24 @@ def _source_anchors(doc: ExportDoc, taken: set[str]) -> dict[str, str]:
     return out
 
 
+def _source_ref(src: str, source_anchor: Mapping[str, str]) -> str:
+    """ " [[002](#anchor)]" for a source listed on the page, " \\[002\\]" otherwise, "" for none."""
+    if not src:
+        return ""
+    target = source_anchor.get(src)
+    return f" [[{escape(src)}]({fragment(target)})]" if target else f" \\[{escape(src)}\\]"
+
+
+def _edge_lines(index: Mapping[str, Mapping[str, Any]], related: list[str], confused: list[str]) -> list[str]:
+    """The "Related:" and "Often confused with:" lines of a block."""
+    lines: list[str] = []
+    if related:
+        lines += ["Related: " + ", ".join(_link(index[r]) for r in related), ""]
+    if confused:
+        lines += ["Often confused with: " + ", ".join(_link(index[c]) for c in confused), ""]
+    return lines
+
+
 def _term_block(
     node: Mapping[str, Any],
     index: Mapping[str, Mapping[str, Any]],
@@ -121,18 +139,11 @@ def _term_block(
         text = escape(d["text"])
         if d.get("note"):
             text += f" ({escape(d['note'])})"
-        src = str(d.get("source") or "")
-        if src:
-            target = source_anchor.get(src)
-            text += f" [[{escape(src)}]({fragment(target)})]" if target else f" \\[{escape(src)}\\]"
+        text += _source_ref(str(d.get("source") or ""), source_anchor)
         bullets.append(f"- {text}")
     if bullets:
         lines += [*bullets, ""]
-    if related:
-        lines += ["Related: " + ", ".join(_link(index[r]) for r in related), ""]
-    if confused:
-        lines += ["Often confused with: " + ", ".join(_link(index[c]) for c in confused), ""]
-    return lines
+    return lines + _edge_lines(index, related, confused)
 
 
 def _mentioned_block(
@@ -148,21 +159,14 @@ def _mentioned_block(
     bullets = []
     for m in mentions(node):
         text = f"“{escape(m['sentence'])}”"
-        src = str(m.get("source") or "")
-        target = source_anchor.get(src)
-        if src:
-            text += f" [[{escape(src)}]({fragment(target)})]" if target else f" \\[{escape(src)}\\]"
+        text += _source_ref(str(m.get("source") or ""), source_anchor)
         owner = str(m.get("term") or "")
         if owner in index:
             text += f" — in {_link(index[owner])}"
         bullets.append(f"- {text}")
     if bullets:
         lines += [*bullets, ""]
-    if related:
-        lines += ["Related: " + ", ".join(_link(index[r]) for r in related), ""]
-    if confused:
-        lines += ["Often confused with: " + ", ".join(_link(index[c]) for c in confused), ""]
-    return lines
+    return lines + _edge_lines(index, related, confused)
 
 
 def to_markdown(doc: ExportDoc, title: str = DEFAULT_TITLE) -> str:
