@@ -118,8 +118,13 @@ def _candidate(
     exclude: list[str] = []
     if parsed.intent == "which" or asks_for_remedy(parsed, analysis):
         exclude = [*retrieval.named, *([referent] if referent else [])]
-        if referent and _ASKS_ATTRIBUTE.search(parsed.folded):
-            return referent  # "第三个是哪家出的": a fact about the term itself, not another term
+        attribute = _ASKS_ATTRIBUTE.search(parsed.folded)
+        if attribute and (referent or attribute.group(0) not in ("when", "什么时候")):
+            # "TGI 是哪家出的", "第三个是哪家出的": a fact about the term the question names, or else
+            # about the term under discussion, not another term
+            named = [t for t in retrieval.named if t != referent]
+            if named or referent:
+                return named[0] if named else referent
         if referent:
             # "哪个推理引擎是靠它起家的": the answer is linked to the term under discussion;
             # when no neighbour fits, the question is about that term itself ("第三个是哪家出的").
@@ -236,7 +241,10 @@ def decide(
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
     if used_context:
-        if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR:
+        named = (feats["exact"] and feats["unknown"] == 0) or _names_a_term(engine, parsed)
+        if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR and not named:
+            # a question that names a glossary term ("what is a Pareto frontier on these
+            # charts?") is in the domain whatever its demonstrative points at
             return Decision("refuse", False, "model_context", p, candidate, feats)
         return Decision("answer", True, "context", p, candidate, feats)
     if feats["exact"] and feats["unknown"] == 0:

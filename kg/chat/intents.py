@@ -54,7 +54,7 @@ class Parsed:
 
 _ZH_PRONOUN = re.compile(
     r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
-    r"|(?<!应)该(?=[\u4e00-\u9fff])|这个|这种|这项|这一|这类"
+    r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这个|这种|这项|这一|这类"
 )
 _EN_PRONOUN = re.compile(
     r"\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"

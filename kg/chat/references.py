@@ -122,4 +122,25 @@ def needs_clarification(ctx: Ctx) -> bool:
     if ctx.pronoun is None or ctx.referent or ctx.referents:
         return False
     slots = ctx.parsed.slots or ([ctx.parsed.body] if ctx.parsed.body else [])
-    return any(pronoun_in(ctx, s) and only_pronoun(ctx, s) for s in slots) or not slots
+    if any(pronoun_in(ctx, s) and only_pronoun(ctx, s) for s in slots) or not slots:
+        return True
+    # "它们俩能一起用吗", "why is it wasting so much compute?": a short question that names no term
+    # and no unknown name; its pronoun is all it is about
+    return (
+        not ctx.analysis.spans
+        and not ctx.analysis.unknown
+        and not is_demonstrative(ctx.pronoun)
+        and _words(ctx.parsed.folded) <= SHORT_QUESTION_WORDS
+    )
+
+
+#: Words (Latin words; Chinese at two characters a word) of a question short enough that an
+#: unresolved pronoun in it is its subject.
+SHORT_QUESTION_WORDS = 8
+
+
+def _words(text: str) -> float:
+    return (
+        len(re.findall(r"[a-z0-9][a-z0-9'\-]*", text))
+        + sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff") / 2
+    )

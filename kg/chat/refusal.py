@@ -1,6 +1,7 @@
 """Is a question about the glossary at all? A small learned decision, not hand patterns.
 
-A logistic regression over evidence the earlier stages already computed (no extra search):
+A small neural network (one hidden layer, averaged over a few seeds) over evidence the earlier
+stages already computed (no extra search):
 
 ==================  ===========================================================================
 feature             meaning
@@ -39,7 +40,15 @@ blind chat set, the original chat conversations and the retrieval dev queries â€
 test split), when ``glossary build`` writes an artifact (``chat/refusal.json``) or, for an
 engine without one, on first use. The threshold is chosen on cross-validated probabilities:
 the lowest one that refuses :data:`TARGET_OOD_RECALL` of the out-of-domain training questions.
-scikit-learn is needed only to train; answering is a dot product.
+scikit-learn is needed only to train; answering is two small matrix products.
+
+Why a hidden layer: the evidence interacts (a how-to question with no glossary name but a
+close dense match is in the domain; the same dense score on a question naming only "GPU" is
+not). On 5-fold cross-validation over the training questions, at the threshold that refuses
+94 % of the out-of-domain ones, the logistic regression answered 94.9 % of the in-domain
+questions and one hidden layer of 16 units 96.7 % (mean of three seeds; 8, 32 and two layers
+were no better). The logistic regression is still fitted and saved (``coef``): its weights say
+which evidence counts, and a model without hidden weights answers with it.
 """
 
 from __future__ import annotations
@@ -95,7 +104,11 @@ FEATURES: tuple[str, ...] = (
     "topic",
     "name_prior",
 )
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
+#: Hidden units, L2 penalty and seeds of the network (see the module docstring).
+HIDDEN_UNITS = 16
+HIDDEN_ALPHA = 0.1
+HIDDEN_SEEDS = (0, 1, 2)
 #: Weight of the prior in :meth:`RefusalModel.name_prior` (a name seen in two training questions
 #: moves half-way from the overall in-domain rate to its own).
 NAME_PRIOR_WEIGHT = 2.0
@@ -204,7 +217,8 @@ def _sigmoid(z: float) -> float:
 
 @dataclass
 class RefusalModel:
-    """Standardised logistic regression: P(in domain | features) and the threshold to answer."""
+    """P(in domain | features) and the threshold to answer: one-hidden-layer networks over the
+    standardised features (averaged), or the logistic regression when there are none."""
 
     mean: list[float]
     scale: list[float]
@@ -219,6 +233,8 @@ class RefusalModel:
     # term id -> [in-domain, out-of-domain] training questions naming it; the in-domain rate
     name_counts: dict[str, list[int]] = field(default_factory=dict)
     base_rate: float = 0.5
+    # one network per seed: {"w1": n_features x hidden, "b1": hidden, "w2": hidden, "b2": float}
+    networks: list[dict[str, Any]] = field(default_factory=list)
 
     def topic(self, vector: np.ndarray | None) -> float:
         """P(in domain) from the embedding alone; 0.5 without one (or of another size)."""
@@ -235,7 +251,13 @@ class RefusalModel:
         """P(in domain) for one question's features."""
         x = np.array([feats[f] for f in self.features], dtype=np.float64)
         z = (x - np.array(self.mean)) / np.array(self.scale)
-        return _sigmoid(float(z @ np.array(self.coef) + self.intercept))
+        if not self.networks:
+            return _sigmoid(float(z @ np.array(self.coef) + self.intercept))
+        probs = []
+        for net in self.networks:
+            h = np.maximum(0.0, z @ np.asarray(net["w1"]) + np.asarray(net["b1"]))
+            probs.append(_sigmoid(float(h @ np.asarray(net["w2"]) + float(net["b2"]))))
+        return float(np.mean(probs))
 
     def in_domain(
         self, feats: dict[str, float], vector: np.ndarray | None = None, names: Sequence[str] = ()
@@ -262,6 +284,7 @@ class RefusalModel:
             "topic_intercept": self.topic_intercept,
             "name_counts": self.name_counts,
             "base_rate": self.base_rate,
+            "networks": self.networks,
         }
 
     @classmethod
@@ -271,6 +294,11 @@ class RefusalModel:
         n = len(FEATURES)
         if not all(len(d[k]) == n for k in ("mean", "scale", "coef")):
             raise ValueError("refusal model: vectors of the wrong length")
+        networks = [dict(net) for net in d.get("networks") or []]
+        for net in networks:
+            w1, b1, w2 = (np.asarray(net[k], dtype=np.float64) for k in ("w1", "b1", "w2"))
+            if w1.shape != (n, b1.shape[0]) or w2.shape != b1.shape:
+                raise ValueError("refusal model: network weights of the wrong shape")
         return cls(
             [float(v) for v in d["mean"]],
             [float(v) for v in d["scale"]],
@@ -284,6 +312,7 @@ class RefusalModel:
             float(d.get("topic_intercept", 0.0)),
             {str(k): [int(v[0]), int(v[1])] for k, v in dict(d.get("name_counts") or {}).items()},
             float(d.get("base_rate", 0.5)),
+            networks,
         )
 
     def save(self, artifact_dir: Path) -> Path:
@@ -482,6 +511,7 @@ def _fit(
     try:
         from sklearn.linear_model import LogisticRegression
         from sklearn.model_selection import StratifiedKFold, cross_val_predict
+        from sklearn.neural_network import MLPClassifier
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
     except ImportError as exc:  # pragma: no cover - scikit-learn is a core dependency
@@ -521,10 +551,37 @@ def _fit(
             StandardScaler(), LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
         )
 
-    cv = cross_val_predict(model(), X, y, cv=folds, method="predict_proba")[:, 1]
+    def network(seed: int) -> Any:
+        return make_pipeline(
+            StandardScaler(),
+            MLPClassifier(
+                hidden_layer_sizes=(HIDDEN_UNITS,), alpha=HIDDEN_ALPHA, max_iter=2000, random_state=seed
+            ),
+        )
+
+    # the threshold comes from out-of-fold probabilities of the same averaged networks
+    cv = np.mean(
+        [
+            cross_val_predict(network(seed), X, y, cv=folds, method="predict_proba")[:, 1]
+            for seed in HIDDEN_SEEDS
+        ],
+        axis=0,
+    )
     threshold = _threshold(cv, y)
     fitted = model().fit(X, y)
     scaler, lr = fitted.steps[0][1], fitted.steps[1][1]
+    networks = []
+    for seed in HIDDEN_SEEDS:
+        mlp = network(seed).fit(X, y).steps[1][1]
+        # the pipeline's scaler is fitted on the same X as the logistic regression's: one mean/scale
+        networks.append(
+            {
+                "w1": mlp.coefs_[0].tolist(),
+                "b1": mlp.intercepts_[0].tolist(),
+                "w2": mlp.coefs_[1][:, 0].tolist(),
+                "b2": float(mlp.intercepts_[1][0]),
+            }
+        )
     dense = engine.dense
     return RefusalModel(
         mean=[float(v) for v in scaler.mean_],
@@ -537,6 +594,7 @@ def _fit(
             "examples": len(examples),
             "in_domain": int(y.sum()),
             "out_of_domain": int((~y).sum()),
+            "model": f"MLP({HIDDEN_UNITS}) x {len(HIDDEN_SEEDS)} seeds",
             "cv_ood_refused": round(float((cv[~y] < threshold).mean()), 4),
             "cv_in_domain_answered": round(float((cv[y] >= threshold).mean()), 4),
         },
@@ -544,6 +602,7 @@ def _fit(
         topic_intercept=topic_intercept,
         name_counts=dict(sorted(name_counts.items())),
         base_rate=float(y.mean()),
+        networks=networks,
     )
 
 

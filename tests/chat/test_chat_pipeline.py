@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +21,8 @@ from kg.chat.model import Answer
 from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, known_words, normalize
 from kg.chat.refusal import (
     FEATURES,
+    HIDDEN_SEEDS,
+    HIDDEN_UNITS,
     TRAINING_DATA,
     RefusalModel,
     fit_refusal_model,
@@ -423,3 +426,76 @@ def test_possessive_relation_frame_and_more_remedy_verbs() -> None:
     p = parse("And what's llm-d's relationship to vLLM?")
     assert (p.intent, [s.text for s in p.slots]) == ("relation", ["llm-d", "vllm"])
     assert asks_for_remedy(parse("怎么缩短 TTFT？"))
+
+
+# --- this session: the network head, described slots, attributes, short pronoun questions -------
+
+
+def test_refusal_networks_round_trip_and_answer_with_their_weights() -> None:
+    n = len(FEATURES)
+    net = {"w1": [[1.0, -1.0]] * n, "b1": [0.0, 0.0], "w2": [2.0, -2.0], "b2": -1.0}
+    model = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 0.0, 0.5, networks=[net, net])
+    feats = dict.fromkeys(FEATURES, 0.1)
+    # hidden = relu([1.6, -1.6]) = [1.6, 0]; output sigmoid(3.2 - 1) — not the linear model's 0.5
+    expected = 1 / (1 + math.exp(-(2.0 * 0.1 * n - 1.0)))
+    assert model.probability(feats) == pytest.approx(expected)
+    again = RefusalModel.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert again.probability(feats) == pytest.approx(expected)
+    linear = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 0.0, 0.5)
+    assert linear.probability(feats) == pytest.approx(0.5)
+    bad = model.to_dict() | {"networks": [net | {"w2": [1.0]}]}
+    with pytest.raises(ValueError, match="shape"):
+        RefusalModel.from_dict(bad)
+
+
+def test_fitted_refusal_model_has_one_network_per_seed(glossary: Glossary, engine: SearchEngine) -> None:
+    examples = [
+        (q, True) for q in ("什么是 TTFT", "What is KV cache?", "PagedAttention 原理", "TPOT 是啥")
+    ] * 5
+    examples += [
+        (q, False) for q in ("今天天气怎么样", "best pizza in town?", "谁赢了世界杯", "how to bake bread")
+    ] * 5
+    model = fit_refusal_model(glossary, engine, examples)
+    assert len(model.networks) == len(HIDDEN_SEEDS)
+    assert all(len(net["w1"]) == len(FEATURES) and len(net["w2"]) == HIDDEN_UNITS for net in model.networks)
+    _, p = model.in_domain(dict.fromkeys(FEATURES, 0.5))
+    assert 0.0 <= p <= 1.0
+
+
+@pytest.mark.slow
+def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    q = "SM 里 32 个线程同时执行同一条指令的最小调度单位是什么？"  # names SM, describes a warp
+    a = answer(glossary, real_engine, q, context=ConversationState(), refusal=answers_all)
+    assert a.citations and a.citations[0].term_id == "warp", a.terms
+    # a slot that is little more than the name stays about the name
+    b = answer(glossary, real_engine, "SM 是什么？", context=ConversationState(), refusal=answers_all)
+    assert b.citations[0].term_id == "streaming-multiprocessor", b.terms
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["它们俩能一起用吗", "Is it faster than the other one?"],
+)
+def test_a_short_question_about_an_unresolved_pronoun_gets_a_question_back(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    a = answer(glossary, engine, question, context=ConversationState())
+    assert a.needs_clarification and not a.grounded, (question, a.intent, a.terms)
+
+
+def test_modal_gai_is_not_a_demonstrative() -> None:
+    assert not parse("该怎么部署这个模型？").pronouns or all(
+        p.text != "该" for p in parse("该怎么部署").pronouns
+    )
+    assert [p.text for p in parse("该技术的原理是什么").pronouns] == ["该"]
+
+
+def test_a_question_naming_a_term_asks_who_made_that_term(glossary: Glossary, engine: SearchEngine) -> None:
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    a = answer(glossary, engine, "TGI 是哪家出的？", context=ConversationState(), refusal=answers_all)
+    assert a.citations and a.citations[0].term_id == "text-generation-inference", a.terms

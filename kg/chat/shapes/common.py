@@ -230,6 +230,19 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         # "functionalization, compiler-wise, what is that?": the slot names nothing, the question
         # does, and the search over the whole question agrees: that name is the subject
         link = Link(ctx.decision.candidate, "search")
+    if (
+        link is not None
+        and link.method == "mention"
+        and slot is not None
+        and not ctx.used_context
+        and ctx.decision is not None
+        and ctx.decision.candidate
+        and ctx.decision.candidate != link.term_id
+        and described_words(ctx, slot) >= DESCRIPTION_WORDS
+    ):
+        # "SM 里 32 个线程同时执行同一条指令的最小调度单位是什么？": a slot that describes something
+        # and merely mentions a name is about what the search over the question ranks first
+        link = Link(ctx.decision.candidate, "search")
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
     if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
@@ -239,6 +252,50 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     if link is not None:
         ctx.linked_by = link.method
     return link
+
+
+#: Words outside the names from which a slot describes a term rather than names it (Latin words;
+#: Chinese at two characters a word).
+DESCRIPTION_WORDS = 6.0
+
+
+def described_words(ctx: Ctx, slot: Slot) -> float:
+    """Words of *slot* outside the glossary names it mentions."""
+    text = ctx.parsed.folded[slot.start : slot.end]
+    rest = list(text)
+    for span in ctx.linker.spans_in(ctx.analysis, slot):
+        rest[span.start - slot.start : span.end - slot.start] = " " * (span.end - span.start)
+    remainder = "".join(rest)
+    latin = [w for w in re.findall(r"[a-z0-9][a-z0-9'\-]*", remainder) if w not in _FUNCTION_WORDS]
+    return len(latin) + sum(1 for ch in remainder if "\u4e00" <= ch <= "\u9fff") / 2
+
+
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "to",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "be",
+        "what",
+        "which",
+        "whats",
+        "what's",
+        "does",
+        "do",
+        "how",
+        "why",
+    ]
+)
 
 
 def one_term(ctx: Ctx) -> Answer | tuple[Link, Term, Composer]:

@@ -17,7 +17,7 @@ def howto(ctx: Ctx) -> Answer:
     if asks_for_remedy(ctx.parsed, ctx.analysis) and _answer_term(ctx) is not None:
         return which(ctx)
     d = ctx.decision
-    if ctx.referent is None and d is not None and d.candidate:
+    if (ctx.referent is None or not ctx.used_context) and d is not None and d.candidate:
         # retrieval-first: "为什么提示词越长，首 token 越慢" is about what the search ranks first
         # (measured on the dev split: 30 % → 32 % first citations right on how/why questions)
         link: Link | None = Link(d.candidate, "search")
