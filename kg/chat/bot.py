@@ -32,9 +32,10 @@ from dataclasses import replace
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_for_remedy, decide
+from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
-from kg.chat.intents import is_demonstrative, parse
-from kg.chat.linking import linker_for
+from kg.chat.intents import Parsed, is_demonstrative, parse
+from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
 from kg.chat.references import needs_clarification, resolve_reference
@@ -72,6 +73,12 @@ def answer(
     q = normalize(question, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
+    again = _reasked(glossary, linker, context, parsed, analysis)
+    if again is not None:
+        # "那 TPOT 呢？" after "TTFT 主要由哪个阶段决定？": the previous question, about TPOT
+        q = normalize(again, known_words(glossary), linker.vocabulary, glossary)
+        parsed = parse(q.text)
+        analysis = linker.analyse(parsed)
     ctx = Ctx(
         glossary,
         linker,
@@ -98,6 +105,7 @@ def answer(
         referent=ctx.referent,
         neighbours=set(glossary.neighbours(ctx.referent)) if ctx.referent else None,
         demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
+        in_conversation=context is not None and bool(context.topic),
         plain=plain,
         near_of=lambda t: set(glossary.neighbours(t)),
     )
@@ -130,3 +138,29 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+def _reasked(
+    glossary: Glossary,
+    linker: Linker,
+    context: ConversationState | None,
+    parsed: Parsed,
+    analysis: Analysis,
+) -> str | None:
+    """The previous question asked again about the one new term an elliptical follow-up names."""
+    if context is None or not context.turns:
+        return None
+    last = context.turns[-1]
+    if not last.grounded or last.intent in ("comparison", "definition", "abbreviation"):
+        return None  # comparisons continue in their shape; "And X?" after a definition defines X
+    named = list(dict.fromkeys(s.term_id for s in analysis.spans))
+    if len(named) != 1 or not is_elliptical(parsed.folded, [(s.start, s.end) for s in analysis.spans]):
+        return None
+    before = parse(normalize(last.question, known_words(glossary), linker.vocabulary, glossary).text)
+    spans = linker.analyse(before).spans
+    if len({s.term_id for s in spans}) != 1 or spans[0].term_id == named[0]:
+        return None  # the previous question named no term, or several: nothing to swap
+    new = next(s for s in analysis.spans if s.term_id == named[0])
+    old = spans[0]
+    f = before.folded
+    return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]

@@ -13,7 +13,9 @@ Order of the rules (each says why it wins):
 5. a definition of a name-shaped word the glossary has never seen, nor any name like it
    ("What is Mamba-3 attention?"), is refused: the glossary has no such term;
 6. otherwise the refusal model (:mod:`.refusal`) decides from the retrieval evidence. Unknown
-   words alone never refuse: they are one feature among twelve.
+   words alone never refuse: they are one feature among sixteen. Inside a conversation about the
+   glossary, a question the model is unsure of (probability above :data:`CONVERSATION_FACTOR`
+   of the threshold) is answered: the conversation is evidence the model does not see.
 
 The *candidate* is the term retrieval proposes as the answer. For "which …" questions and
 how-to questions that ask for a remedy ("how do I reduce KV-cache fragmentation?"), the terms
@@ -45,6 +47,11 @@ Action = Literal["answer", "refuse", "clarify"]
 #: ("What's the weather like in Paris this week?" after a question about NVFP4). "it" / "它"
 #: always continue the conversation.
 CONTEXT_REFUSAL_FACTOR = 0.5
+
+#: A question inside a conversation about the glossary (the last answer was grounded) but with no
+#: pronoun pointing back is answered from this share of the threshold: the conversation is
+#: evidence the model does not see.
+CONVERSATION_FACTOR = 0.5
 
 _REMEDY = re.compile(
     r"降低|减少|减小|避免|解决|缓解|提高|提升|加速|加快|优化|节省|节约|压缩|减轻|防止|改善|规避|消除|应对|"
@@ -223,6 +230,7 @@ def decide(
     referent: str | None = None,
     neighbours: set[str] | None = None,
     demonstrative: bool = False,
+    in_conversation: bool = False,
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
 ) -> Decision:
@@ -254,4 +262,8 @@ def decide(
     if _made_up_subject(engine, parsed, analysis):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
+    if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR:
+        # "为什么要求形状固定？" after two turns about CUDA Graphs: a question inside a conversation
+        # about the glossary is more likely about it than the same words asked cold
+        return Decision("answer", True, "conversation", p, candidate, feats)
     return Decision("answer" if ok else "refuse", ok, "model", p, candidate, feats)

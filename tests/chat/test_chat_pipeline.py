@@ -499,3 +499,46 @@ def test_a_question_naming_a_term_asks_who_made_that_term(glossary: Glossary, en
     answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
     a = answer(glossary, engine, "TGI 是哪家出的？", context=ConversationState(), refusal=answers_all)
     assert a.citations and a.citations[0].term_id == "text-generation-inference", a.terms
+
+
+def test_is_elliptical_is_names_and_filler_only() -> None:
+    from kg.chat.ellipsis import is_elliptical
+
+    assert is_elliptical("那 tpot 呢？", [(2, 6)])
+    assert is_elliptical("and for decode?", [(8, 14)])
+    assert not is_elliptical("那 tpot 怎么算？", [(2, 6)])
+    assert not is_elliptical("and then?", [])
+
+
+def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    state = ConversationState()
+    first = answer(glossary, engine, "TTFT 主要由哪个阶段决定？", context=state, refusal=answers_all)
+    assert first.intent == "which"
+    again = answer(glossary, engine, "那 TPOT 呢？", context=state, refusal=answers_all)
+    assert again.intent == "which"  # asked again, not "define TPOT"
+    # after a definition, "and X?" defines X
+    state = ConversationState()
+    answer(glossary, engine, "什么是 TTFT？", context=state, refusal=answers_all)
+    b = answer(glossary, engine, "那 TPOT 呢？", context=state, refusal=answers_all)
+    assert b.intent == "definition" and b.citations[0].term_id == "time-per-output-token"
+
+
+def test_a_borderline_question_inside_a_conversation_is_answered(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    from kg.chat.decide import CONVERSATION_FACTOR
+
+    n = len(FEATURES)
+    # a model whose probability is 0.45 for any question, with a threshold of 0.6
+    borderline = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, math.log(0.45 / 0.55), 0.6)
+    assert 0.6 * CONVERSATION_FACTOR <= 0.45
+    cold = answer(glossary, engine, "为什么要求形状固定？", context=ConversationState(), refusal=borderline)
+    assert not cold.grounded
+    state = ConversationState()
+    answer(glossary, engine, "什么是 CUDA Graph？", context=state, refusal=borderline)
+    warm = answer(glossary, engine, "为什么要求形状固定？", context=state, refusal=borderline)
+    assert warm.grounded and warm.decision is not None and warm.decision["reason"] == "conversation"
