@@ -90,6 +90,9 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("negation", r"[（(]不是(?P<x>[^）)]{1,30})[）)]"),
         ("among", rf"(?:区分|分清|辨析)(?P<x>{_NP}{{2,40}})"),
+        # two kinds of part in one whole: "同时包含注意力层和线性注意力层的模型", "both X and Y"
+        ("among", rf"(?:同时|兼)(?:包含|含有|具有|具备|使用|保留)(?P<x>{_NP}{{2,40}}?)的"),
+        ("among", r"(?i)\bboth\s+(?P<x>[^,.;:]{1,40}?\s+and\s+[^,.;:]{1,40}?)(?=[,.;:]|$)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)(?:之间)?的(?:区别|差异|差别)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)之间(?:存在|有)?(?:的)?(?:权衡|取舍|折中)"),
         ("among", r"(?i)\b(?:difference|distinguish)\w*\s+between\s+(?P<x>[^,.;:]{2,60})"),
@@ -132,6 +135,8 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     )
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
+# "受 X 限制 / 约束 / 制约": the clause names what bounds its subject
+_BOUND_BY = re.compile(r"受[^，,]*(?:限制|约束|制约|主导|支配)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
 # A clause that ends in a place ("留在快速内存里", "放到…上"): its 而不是 opposes two places
 _LOCATIVE = re.compile(r"(?:在|到|进|于)[^，,]*[里中上内]\s*$")
@@ -304,6 +309,14 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     # "为每个请求保留固定大小的运行状态，而不是…的 KV cache": what the owner does
                     # instead (settle_instead keeps it only when both share a topic)
                     subject = subject or owner.id
+                    if subject != owner.id and _BOUND_BY.search(last):
+                        # "计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽": what bounds the owner
+                        # is set against the other side, and so is the owner it defines
+                        out.extend(
+                            Contrast(owner.id, tid, kind, sent.strip(), doc, line)
+                            for tid in _targets(phrase, owner, res)
+                            if tid != subject
+                        )
                 else:
                     # only "X 比 Y…" names its own subject; before 高于/低于/取代… a term in the
                     # clause is mostly the property compared ("带宽通常高于 Ethernet")
@@ -795,4 +808,48 @@ def settle_instead(edges: list[Edge], terms: Iterable[Term]) -> list[Edge]:
             )
             continue
         out.append(e)
+    return out
+
+
+# What may sit right before a slot-filling term: a bracket or a one-character verb or particle
+# ("（TP 用）", "重 TTFT", "多 compute-bound"); never a list separator or a conjunction.
+_SLOT_BEFORE = re.compile(r"[（(]|[重用看偏靠走多选是为给对向]$")
+_LIST_JOINERS = set("、和与及或/+")
+
+
+def _slot(clause: str, name: str) -> tuple[str, str] | None:
+    """The frame around a term inside a clause that does not open with it: the character
+    before its name and the one or two after ("（TP 用）" → ("（", "用）"))."""
+    text = fold(clause).strip()
+    at = text.find(name)
+    if at <= 0:
+        return None
+    before = text[:at].rstrip()[-1:]
+    after = re.sub(r"[\s。！!？?]+", "", text[at + len(name) :])[:2]
+    if not before or before in _LIST_JOINERS or not _SLOT_BEFORE.search(before):
+        return None
+    if after[:1] in _LIST_JOINERS:
+        return None
+    return before, after
+
+
+def parallel_slots(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
+    """ "AllReduce 求和后广播（TP 用）；AllGather 各卡拼齐（PP 用）", "单用户聊天重 TTFT，离线批处理重
+    吞吐": clauses of one sentence that each fill the same slot (the same bracket or verb right
+    before the term, the same words right after it) with a different term set those terms side
+    by side. A clause that names more than one term in the slot's place is a list, not a slot."""
+    out: list[Contrast] = []
+    for sent in _FULL_SENTENCE.findall(text):
+        slots: dict[tuple[str, str], list[str]] = {}
+        for clause in _CLAUSE_SPLIT.split(sent):
+            for tid, name in res.mentioned(clause):
+                frame = _slot(clause, name)
+                if frame and tid != owner.id:
+                    ids = slots.setdefault(frame, [])
+                    if tid not in ids:
+                        ids.append(tid)
+        for ids in slots.values():
+            out.extend(
+                Contrast(a, b, "parallel", sent.strip(), doc, line) for i, a in enumerate(ids) for b in ids[i + 1 :]
+            )
     return out

@@ -30,6 +30,7 @@ from kg.contrasts import (
     figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
+    parallel_slots,
     same_name_pairs,
     vendor_counterparts,
 )
@@ -484,6 +485,7 @@ def build_edges(
             denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
             scanned_contrasts = marker_contrasts(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += parallel_contrasts(by_id[owner], body, res, e.source, e.line)
+            scanned_contrasts += parallel_slots(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += figure_contrasts(by_id[owner], body, res, e.source, e.line)
             for c in scanned_contrasts:
                 edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)

@@ -11,6 +11,7 @@ from kg.contrasts import (
     figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
+    parallel_slots,
     same_name_pairs,
     vendor_counterparts,
 )
@@ -49,6 +50,7 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         BY_ID[owner], text, res, "001", 1
     )
     found += figure_contrasts(BY_ID[owner], text, res, "001", 1)
+    found += parallel_slots(BY_ID[owner], text, res, "001", 1)
     return {(*sorted((c.a, c.b)), c.kind) for c in found}
 
 
@@ -82,7 +84,11 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("h200", "不一定需要独立 HBM，但要改模型结构。", {("h200", "hbm", "negation")}),
         ("h200", "不需要经过 HBM。", set()),
         # alternatives; an English word inflected ("prompting")
-        ("llm", "可以直接用 TTFT，也可以用 TPOT。", {("tpot", "ttft", "comparative")}),
+        (
+            "llm",
+            "可以直接用 TTFT，也可以用 TPOT。",
+            {("tpot", "ttft", "comparative"), ("tpot", "ttft", "parallel")},
+        ),
         # the two poles of 介于, too
         (
             "tp",
@@ -101,6 +107,21 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("hbm", "带宽（H100 3.35 TB/s、H200 4.8 TB/s）。", {("h100", "h200", "comparative")}),
         ("llm", "H100（2022）、H200（2023）两代。", {("h100", "h200", "comparative")}),
         ("llm", "H100、H200 都用 HBM。", set()),
+        # "受 X 限制，而不是 Y": what bounds the owner, and the owner itself, against Y
+        (
+            "tp",
+            "性能主要受 HBM 带宽限制，而不是 Ethernet。",
+            {("bw", "eth", "instead"), ("eth", "tp", "instead")},
+        ),
+        ("tp", "性能主要看 HBM 带宽，而不是 Ethernet。", {("bw", "eth", "instead")}),
+        # clauses that fill one slot with different terms; a list in one clause is no slot
+        ("llm", "A 求和（TTFT 用）；B 拼齐（TPOT 用）。", {("tpot", "ttft", "parallel")}),
+        ("llm", "聊天重 TTFT，批处理重 TPOT。", {("tpot", "ttft", "parallel")}),
+        ("llm", "聊天重 TTFT、TPOT。", set()),
+        ("llm", "聊天看重 TTFT，对 H100 友好。", set()),
+        # two kinds of part in one whole
+        ("llm", "同时包含张量并行和流水线并行的部署。", {("pp", "tp", "comparative")}),
+        ("llm", "Serving both TTFT and TPOT targets.", {("tpot", "ttft", "comparative")}),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
