@@ -95,6 +95,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ("among", r"(?i)\bboth\s+(?P<x>[^,.;:]{1,40}?\s+and\s+[^,.;:]{1,40}?)(?=[,.;:]|$)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)(?:之间)?的(?:区别|差异|差别)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)之间(?:存在|有)?(?:的)?(?:权衡|取舍|折中)"),
+        # "NVLink、HBM、InfiniBand 是不同层级的带宽": listed terms said to be different tiers or kinds
+        (
+            "among",
+            rf"(?P<x>{_NP}{{2,40}}?)(?:是|属于|代表|分属)(?:(?:完全|截然)?不同|两种|三种|两类|三类)(?:的)?(?:层级|层次|级别|类型|种类|阶段|代际|路线)",
+        ),
         ("among", r"(?i)\b(?:difference|distinguish)\w*\s+between\s+(?P<x>[^,.;:]{2,60})"),
         ("among", r"(?P<x>[^，。；,;：:]{1,30}?)还是(?P<y>[^，。；,;：:]{1,30})"),
         # alternatives: "可以直接 prompting，也可以 fine-tuning", "要么 X，要么 Y"
@@ -508,6 +513,8 @@ _ANTONYMS = [
     {"homogeneous", "heterogeneous"},
     {"fixed", "variable"},
     {"sync", "async"},
+    {"double", "triple"},
+    {"revenue", "profit"},
 ]
 _ANTONYMS_ZH = [
     {"开放", "封闭"},
@@ -532,6 +539,8 @@ _ANTONYMS_ZH = [
     {"节点内", "节点间"},
     {"片上", "片外"},
     {"有状态", "无状态"},
+    {"单", "双", "三"},
+    {"收入", "利润"},
 ]
 # A prefix that turns a word into its opposite: "asymmetric", "non-blocking", 非对称.
 _NEGATING_PREFIXES = ("a", "non", "un", "dis", "in")
@@ -779,6 +788,42 @@ def vendor_counterparts(terms: Iterable[Term]) -> list[Contrast]:
                 evidence = f"{_first_sentence(dx.text)} / {_first_sentence(dy.text)}"
                 out.append(Contrast(a.id, b.id, "counterpart", evidence, dx.source, dx.line))
     return out
+
+
+def _template(term: Term, d: Definition) -> str:
+    """A definition with the term's own names (§) and its figures (#) masked: what is left is
+    what it says of any such thing."""
+    text = fold(d.text)
+    for n in sorted((fold(n) for n in term.all_names() if len(n) > 1), key=len, reverse=True):
+        text = text.replace(n, "§")
+    return re.sub(r"\d[\d.,]*", "#", text)
+
+
+def variant_pairs(terms: Iterable[Term]) -> list[Contrast]:
+    """Terms defined by the same words but for their figures: "B200：Blackwell 数据中心 GPU；书中
+    给出 192 GB VRAM…" / "B300：…288 GB VRAM…" — two models of one line set side by side by their
+    specifications. Two definitions that differ in anything else are not variants of one
+    description (GB200 "Grace CPU + B200 GPU…" and GH200 "…H200 GPU…" differ in a part, and the
+    sources call them similar, not different). One line that defines several terms at once
+    ("A100 / H100 / H200：NVIDIA 数据中心 GPU 具体型号") gives them the same words but no figures,
+    so the two definitions must differ before masking.
+    """
+    defined = sorted((t for t in terms if t.definitions), key=lambda t: t.id)
+    shapes: dict[str, list[tuple[str, Definition]]] = {}
+    for t in defined:
+        for d in t.definitions:
+            if re.search(r"\d", d.text) and len(d.text) >= 12:
+                shapes.setdefault(_template(t, d), []).append((t.id, d))
+    out: dict[tuple[str, str], Contrast] = {}
+    for group in shapes.values():
+        for i, (a, dx) in enumerate(group):
+            for b, dy in group[i + 1 :]:
+                if a == b or dx.text == dy.text:
+                    continue
+                key = (a, b) if a < b else (b, a)
+                evidence = f"{dx.text.strip()[:140]} / {dy.text.strip()[:140]}"
+                out.setdefault(key, Contrast(key[0], key[1], "comparative", evidence, dx.source, dx.line))
+    return [out[k] for k in sorted(out)]
 
 
 def _first_sentence(text: str) -> str:

@@ -32,6 +32,7 @@ from kg.contrasts import (
     parallel_contrasts,
     parallel_slots,
     same_name_pairs,
+    variant_pairs,
     vendor_counterparts,
 )
 from kg.mentions import MentionFinder
@@ -512,7 +513,7 @@ def build_edges(
     pairwise_rules = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
         entries, entry_to_term, by_id
     )
-    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms):
+    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms) + variant_pairs(terms):
         edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
 
     return edges.result(), unresolved

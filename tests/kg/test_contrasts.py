@@ -13,6 +13,7 @@ from kg.contrasts import (
     parallel_contrasts,
     parallel_slots,
     same_name_pairs,
+    variant_pairs,
     vendor_counterparts,
 )
 from kg.evaluation.contrasts import LabelledPair, score_contrasts
@@ -119,6 +120,13 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("llm", "聊天重 TTFT，批处理重 TPOT。", {("tpot", "ttft", "parallel")}),
         ("llm", "聊天重 TTFT、TPOT。", set()),
         ("llm", "聊天看重 TTFT，对 H100 友好。", set()),
+        # terms a sentence calls different tiers or kinds of one thing
+        (
+            "llm",
+            "H100、HBM、Ethernet 是不同层级的带宽。",
+            {("eth", "h100", "comparative"), ("eth", "hbm", "comparative"), ("h100", "hbm", "comparative")},
+        ),
+        ("llm", "H100、HBM 都是常见的带宽来源。", set()),
         # two kinds of part in one whole
         ("llm", "同时包含张量并行和流水线并行的部署。", {("pp", "tp", "comparative")}),
         ("llm", "Serving both TTFT and TPOT targets.", {("tpot", "ttft", "comparative")}),
@@ -191,10 +199,15 @@ def test_opposite_names_in_either_language_wherever_filed() -> None:
         "nvme-off": _term("nvme-off", "NVMe offloading"),
         "ep": _term("ep", "", "专家并行"),
         "wide-ep": _term("wide-ep", "", "宽专家并行"),
+        "db": _term("db", "Double buffering", "双缓冲"),
+        "tb": _term("tb", "Triple buffering", "三缓冲"),
+        "rev": _term("rev", "Annual token revenue per gigawatt"),
+        "profit": _term("profit", "Annual token profit per gigawatt"),
+        "cost": _term("cost", "Annual token cost per gigawatt"),
     }
     entries = [_entry(k * 10, t.id, "x") for k, t in enumerate(terms.values())]
     found = adjacent_opposites(entries, {k: t.id for k, t in enumerate(terms.values())}, terms)
-    assert {(c.a, c.b) for c in found} == {("off", "on"), ("asym", "sym")}
+    assert {(c.a, c.b) for c in found} == {("off", "on"), ("asym", "sym"), ("db", "tb"), ("profit", "rev")}
 
 
 def test_neighbours_of_one_kind_with_opposite_traits() -> None:
@@ -218,3 +231,20 @@ def test_one_role_of_two_vendors() -> None:
         _term("tensorrt", "TensorRT", text="TensorRT 是 NVIDIA 的推理运行时，组合融合 kernel。"),
     ]
     assert {(c.a, c.b, c.kind) for c in vendor_counterparts(terms)} == {("cuda", "rocm", "counterpart")}
+
+
+def test_variants_of_one_description_differ_in_figures_only() -> None:
+    def defined(tid: str, text: str, line: int) -> Term:
+        return Term(tid, {"en": tid.upper()}, [], [], [Definition("zh", text, "001", None, line)], [], ["001"])
+
+    terms = [
+        defined("b200", "Blackwell 数据中心 GPU；书中给出 192 GB VRAM 和 8 TB/s 带宽。", 1),
+        defined("b300", "Blackwell 数据中心 GPU；书中给出 288 GB VRAM 和 8 TB/s 带宽。", 2),
+        # a part named differently is no variant of the same description
+        defined("gb200", "Grace CPU + B200 GPU 的 superchip，带宽 900 GB/s。", 3),
+        defined("gh200", "Grace CPU + H200 GPU 的 superchip，带宽 900 GB/s。", 4),
+        # one line defining several terms gives them the same words, comparing nothing
+        defined("a100", "NVIDIA 数据中心 GPU 具体型号，2 代。", 5),
+        defined("h100", "NVIDIA 数据中心 GPU 具体型号，2 代。", 5),
+    ]
+    assert {(c.a, c.b, c.kind) for c in variant_pairs(terms)} == {("b200", "b300", "comparative")}
