@@ -113,6 +113,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             rf"比(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",
         ),
         ("comparative", rf"介于(?P<x>{_NP}{{1,40}}?)之间"),
+        # "性能接近手写 CUDA": a performance measured against another term
+        (
+            "comparative",
+            rf"(?:性能|速度|效果|精度|质量)(?:可以|能|已)?(?:接近|逼近|媲美|追平|比肩)(?P<x>{_NP}{{1,30}})",
+        ),
         (
             "negation",
             r"(?i)\b(?:unlike|as opposed to|in contrast to|not to be confused with|distinct from)\b",
@@ -895,6 +900,8 @@ def parallel_slots(owner: Term, text: str, res: NameResolver, doc: str, line: in
                         ids.append(tid)
         for ids in slots.values():
             out.extend(
-                Contrast(a, b, "parallel", sent.strip(), doc, line) for i, a in enumerate(ids) for b in ids[i + 1 :]
+                Contrast(a, b, "parallel", sent.strip(), doc, line)
+                for i, a in enumerate(ids)
+                for b in ids[i + 1 :]
             )
     return out

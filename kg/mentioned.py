@@ -69,7 +69,21 @@ MAKERS = frozenset(
 )
 #: The same makers as the Chinese sources write them ("华为自研", "字节跳动的 PTQ 方案", "高通 Hexagon").
 MAKERS_ZH = frozenset(
-    {"华为", "英伟达", "谷歌", "微软", "英特尔", "字节跳动", "高通", "苹果", "阿里", "阿里巴巴", "腾讯", "百度", "亚马逊"}
+    {
+        "华为",
+        "英伟达",
+        "谷歌",
+        "微软",
+        "英特尔",
+        "字节跳动",
+        "高通",
+        "苹果",
+        "阿里",
+        "阿里巴巴",
+        "腾讯",
+        "百度",
+        "亚马逊",
+    }
 )
 #: Abbreviations of everyday computing that no inference glossary would define.
 COMMON_ABBREVIATIONS = frozenset({"ai", "dag", "dsl", "os", "sku", "url"})

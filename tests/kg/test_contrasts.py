@@ -120,6 +120,9 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("llm", "聊天重 TTFT，批处理重 TPOT。", {("tpot", "ttft", "parallel")}),
         ("llm", "聊天重 TTFT、TPOT。", set()),
         ("llm", "聊天看重 TTFT，对 H100 友好。", set()),
+        # a performance measured against another term's
+        ("tp", "Python 写的 kernel，性能接近手写 H100 代码。", {("h100", "tp", "comparative")}),
+        ("tp", "它在 H100 上接近峰值。", set()),
         # terms a sentence calls different tiers or kinds of one thing
         (
             "llm",
@@ -235,7 +238,9 @@ def test_one_role_of_two_vendors() -> None:
 
 def test_variants_of_one_description_differ_in_figures_only() -> None:
     def defined(tid: str, text: str, line: int) -> Term:
-        return Term(tid, {"en": tid.upper()}, [], [], [Definition("zh", text, "001", None, line)], [], ["001"])
+        return Term(
+            tid, {"en": tid.upper()}, [], [], [Definition("zh", text, "001", None, line)], [], ["001"]
+        )
 
     terms = [
         defined("b200", "Blackwell 数据中心 GPU；书中给出 192 GB VRAM 和 8 TB/s 带宽。", 1),

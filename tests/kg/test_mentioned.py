@@ -164,7 +164,6 @@ def test_chinese_script_names_in_single_sentences(sentence: str, expected: list[
     assert sorted(n for n in found if has_cjk(n)) == sorted(expected)  # (Latin names: the rules above)
 
 
-
 def test_contrast_sentence_names_rccl_only() -> None:
     nccl = _term("nccl", "NCCL")
     found = _find(
