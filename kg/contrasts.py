@@ -12,12 +12,19 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
   "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
 - ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
-- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`);
+- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`); when X
+  is what bounds the owner ("计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽"), the owner
+  is set against Y too;
 - ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
-  衡量…", "延迟看…；吞吐看…");
+  衡量…", "延迟看…；吞吐看…"), or fills one slot with a different term in each clause
+  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐");
+- ``comparative`` also for the parts of one whole ("同时包含注意力层和线性注意力层"), terms called
+  different tiers of one thing ("NVLink、HBM、InfiniBand 是不同层级的带宽"), a performance set
+  against another term's ("性能接近手写 CUDA"), and two definitions in the same words but for
+  their figures ("B200：…192 GB VRAM…" / "B300：…288 GB VRAM…");
 - ``opposite``: names that differ in one opposite modifier (open / closed model, 在线 / 离线推理,
-  对称 / 非对称量化), and neighbouring entries of one kind described by opposite traits (CPU
+  对称 / 非对称量化, 双 / 三缓冲), and neighbouring entries of one kind described by opposite traits (CPU
   "顺序…通用处理器" / GPU "高度并行的处理器");
 - ``same-name``: two nodes whose names differ only by spacing, a plural, a qualifier or a
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").

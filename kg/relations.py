@@ -10,7 +10,8 @@
 - a contrast statement in a definition or note: 不等于 X, 区别于 X, 和 X 相对,
   和 X 做对照, 被 X 取代, 不像 X 那样, 不是 X, 比 X 慢/快, 低于/高于 X, 独立于 X,
   对 X 的回应, 不要与 X 混淆, and the other cues of :mod:`kg.contrasts` (alternatives, figures
-  side by side, opposite names and traits, one role of two vendors).
+  side by side, parallel clauses and slots, opposite names and traits, one role of two vendors,
+  one description with other figures).
 
 ``related_to`` (directed: the term whose text says it → the term it names) from:
 - explicit references: 详见 X where X is a term name, 指向 X, 相当于 X;
