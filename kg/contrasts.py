@@ -12,12 +12,19 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
   "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
 - ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
-- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`);
+- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`); when X
+  is what bounds the owner ("计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽"), the owner
+  is set against Y too;
 - ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
-  衡量…", "延迟看…；吞吐看…");
+  衡量…", "延迟看…；吞吐看…"), or fills one slot with a different term in each clause
+  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐");
+- ``comparative`` also for the parts of one whole ("同时包含注意力层和线性注意力层"), terms called
+  different tiers of one thing ("NVLink、HBM、InfiniBand 是不同层级的带宽"), a performance set
+  against another term's ("性能接近手写 CUDA"), and two definitions in the same words but for
+  their figures ("B200：…192 GB VRAM…" / "B300：…288 GB VRAM…");
 - ``opposite``: names that differ in one opposite modifier (open / closed model, 在线 / 离线推理,
-  对称 / 非对称量化), and neighbouring entries of one kind described by opposite traits (CPU
+  对称 / 非对称量化, 双 / 三缓冲), and neighbouring entries of one kind described by opposite traits (CPU
   "顺序…通用处理器" / GPU "高度并行的处理器");
 - ``same-name``: two nodes whose names differ only by spacing, a plural, a qualifier or a
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
@@ -90,8 +97,16 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("negation", r"[（(]不是(?P<x>[^）)]{1,30})[）)]"),
         ("among", rf"(?:区分|分清|辨析)(?P<x>{_NP}{{2,40}})"),
+        # two kinds of part in one whole: "同时包含注意力层和线性注意力层的模型", "both X and Y"
+        ("among", rf"(?:同时|兼)(?:包含|含有|具有|具备|使用|保留)(?P<x>{_NP}{{2,40}}?)的"),
+        ("among", r"(?i)\bboth\s+(?P<x>[^,.;:]{1,40}?\s+and\s+[^,.;:]{1,40}?)(?=[,.;:]|$)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)(?:之间)?的(?:区别|差异|差别)"),
         ("among", rf"(?P<x>{_NP}{{2,40}}?)之间(?:存在|有)?(?:的)?(?:权衡|取舍|折中)"),
+        # "NVLink、HBM、InfiniBand 是不同层级的带宽": listed terms said to be different tiers or kinds
+        (
+            "among",
+            rf"(?P<x>{_NP}{{2,40}}?)(?:是|属于|代表|分属)(?:(?:完全|截然)?不同|两种|三种|两类|三类)(?:的)?(?:层级|层次|级别|类型|种类|阶段|代际|路线)",
+        ),
         ("among", r"(?i)\b(?:difference|distinguish)\w*\s+between\s+(?P<x>[^,.;:]{2,60})"),
         ("among", r"(?P<x>[^，。；,;：:]{1,30}?)还是(?P<y>[^，。；,;：:]{1,30})"),
         # alternatives: "可以直接 prompting，也可以 fine-tuning", "要么 X，要么 Y"
@@ -105,6 +120,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             rf"比(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",
         ),
         ("comparative", rf"介于(?P<x>{_NP}{{1,40}}?)之间"),
+        # "性能接近手写 CUDA": a performance measured against another term
+        (
+            "comparative",
+            rf"(?:性能|速度|效果|精度|质量)(?:可以|能|已)?(?:接近|逼近|媲美|追平|比肩)(?P<x>{_NP}{{1,30}})",
+        ),
         (
             "negation",
             r"(?i)\b(?:unlike|as opposed to|in contrast to|not to be confused with|distinct from)\b",
@@ -132,6 +152,8 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     )
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
+# "受 X 限制 / 约束 / 制约": the clause names what bounds its subject
+_BOUND_BY = re.compile(r"受[^，,]*(?:限制|约束|制约|主导|支配)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
 # A clause that ends in a place ("留在快速内存里", "放到…上"): its 而不是 opposes two places
 _LOCATIVE = re.compile(r"(?:在|到|进|于)[^，,]*[里中上内]\s*$")
@@ -304,6 +326,14 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     # "为每个请求保留固定大小的运行状态，而不是…的 KV cache": what the owner does
                     # instead (settle_instead keeps it only when both share a topic)
                     subject = subject or owner.id
+                    if subject != owner.id and _BOUND_BY.search(last):
+                        # "计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽": what bounds the owner
+                        # is set against the other side, and so is the owner it defines
+                        out.extend(
+                            Contrast(owner.id, tid, kind, sent.strip(), doc, line)
+                            for tid in _targets(phrase, owner, res)
+                            if tid != subject
+                        )
                 else:
                     # only "X 比 Y…" names its own subject; before 高于/低于/取代… a term in the
                     # clause is mostly the property compared ("带宽通常高于 Ethernet")
@@ -495,6 +525,8 @@ _ANTONYMS = [
     {"homogeneous", "heterogeneous"},
     {"fixed", "variable"},
     {"sync", "async"},
+    {"double", "triple"},
+    {"revenue", "profit"},
 ]
 _ANTONYMS_ZH = [
     {"开放", "封闭"},
@@ -519,6 +551,8 @@ _ANTONYMS_ZH = [
     {"节点内", "节点间"},
     {"片上", "片外"},
     {"有状态", "无状态"},
+    {"单", "双", "三"},
+    {"收入", "利润"},
 ]
 # A prefix that turns a word into its opposite: "asymmetric", "non-blocking", 非对称.
 _NEGATING_PREFIXES = ("a", "non", "un", "dis", "in")
@@ -768,6 +802,42 @@ def vendor_counterparts(terms: Iterable[Term]) -> list[Contrast]:
     return out
 
 
+def _template(term: Term, d: Definition) -> str:
+    """A definition with the term's own names (§) and its figures (#) masked: what is left is
+    what it says of any such thing."""
+    text = fold(d.text)
+    for n in sorted((fold(n) for n in term.all_names() if len(n) > 1), key=len, reverse=True):
+        text = text.replace(n, "§")
+    return re.sub(r"\d[\d.,]*", "#", text)
+
+
+def variant_pairs(terms: Iterable[Term]) -> list[Contrast]:
+    """Terms defined by the same words but for their figures: "B200：Blackwell 数据中心 GPU；书中
+    给出 192 GB VRAM…" / "B300：…288 GB VRAM…" — two models of one line set side by side by their
+    specifications. Two definitions that differ in anything else are not variants of one
+    description (GB200 "Grace CPU + B200 GPU…" and GH200 "…H200 GPU…" differ in a part, and the
+    sources call them similar, not different). One line that defines several terms at once
+    ("A100 / H100 / H200：NVIDIA 数据中心 GPU 具体型号") gives them the same words but no figures,
+    so the two definitions must differ before masking.
+    """
+    defined = sorted((t for t in terms if t.definitions), key=lambda t: t.id)
+    shapes: dict[str, list[tuple[str, Definition]]] = {}
+    for t in defined:
+        for d in t.definitions:
+            if re.search(r"\d", d.text) and len(d.text) >= 12:
+                shapes.setdefault(_template(t, d), []).append((t.id, d))
+    out: dict[tuple[str, str], Contrast] = {}
+    for group in shapes.values():
+        for i, (a, dx) in enumerate(group):
+            for b, dy in group[i + 1 :]:
+                if a == b or dx.text == dy.text:
+                    continue
+                key = (a, b) if a < b else (b, a)
+                evidence = f"{dx.text.strip()[:140]} / {dy.text.strip()[:140]}"
+                out.setdefault(key, Contrast(key[0], key[1], "comparative", evidence, dx.source, dx.line))
+    return [out[k] for k in sorted(out)]
+
+
 def _first_sentence(text: str) -> str:
     found = sentences(text)
     return found[0].strip() if found else text.strip()
@@ -795,4 +865,50 @@ def settle_instead(edges: list[Edge], terms: Iterable[Term]) -> list[Edge]:
             )
             continue
         out.append(e)
+    return out
+
+
+# What may sit right before a slot-filling term: a bracket or a one-character verb or particle
+# ("（TP 用）", "重 TTFT", "多 compute-bound"); never a list separator or a conjunction.
+_SLOT_BEFORE = re.compile(r"[（(]|[重用看偏靠走多选是为给对向]$")
+_LIST_JOINERS = set("、和与及或/+")
+
+
+def _slot(clause: str, name: str) -> tuple[str, str] | None:
+    """The frame around a term inside a clause that does not open with it: the character
+    before its name and the one or two after ("（TP 用）" → ("（", "用）"))."""
+    text = fold(clause).strip()
+    at = text.find(name)
+    if at <= 0:
+        return None
+    before = text[:at].rstrip()[-1:]
+    after = re.sub(r"[\s。！!？?]+", "", text[at + len(name) :])[:2]
+    if not before or before in _LIST_JOINERS or not _SLOT_BEFORE.search(before):
+        return None
+    if after[:1] in _LIST_JOINERS:
+        return None
+    return before, after
+
+
+def parallel_slots(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
+    """ "AllReduce 求和后广播（TP 用）；AllGather 各卡拼齐（PP 用）", "单用户聊天重 TTFT，离线批处理重
+    吞吐": clauses of one sentence that each fill the same slot (the same bracket or verb right
+    before the term, the same words right after it) with a different term set those terms side
+    by side. A clause that names more than one term in the slot's place is a list, not a slot."""
+    out: list[Contrast] = []
+    for sent in _FULL_SENTENCE.findall(text):
+        slots: dict[tuple[str, str], list[str]] = {}
+        for clause in _CLAUSE_SPLIT.split(sent):
+            for tid, name in res.mentioned(clause):
+                frame = _slot(clause, name)
+                if frame and tid != owner.id:
+                    ids = slots.setdefault(frame, [])
+                    if tid not in ids:
+                        ids.append(tid)
+        for ids in slots.values():
+            out.extend(
+                Contrast(a, b, "parallel", sent.strip(), doc, line)
+                for i, a in enumerate(ids)
+                for b in ids[i + 1 :]
+            )
     return out

@@ -23,6 +23,16 @@ Latin name when all of these hold (each guards a mistake measured on the bundled
    level (L1), a configuration ("TP4×2"), a single letter, a maker (:data:`MAKERS`) or an
    everyday computing abbreviation (:data:`COMMON_ABBREVIATIONS`).
 
+Chinese-script names have no shape of their own (no capitals), so one is kept only where the
+text itself marks it as a name, and never when it is a term's name (rule 1, 2) or a maker's:
+
+5. the text names it: 被称为 / 称为 / 叫做 / 名为 「X」 ("常被称为「会话恢复风暴」");
+6. it is the one Chinese item of a 、-list whose other items (two or more) are all Latin names
+   ("广义含 TPU、昇腾、Apple Neural Engine、高通 Hexagon 等": 昇腾 sits among products);
+7. a clause is nothing but it and a classifier of named things, an apposition to the thing defined
+   ("华为自研 AI 处理器，达芬奇架构，国产算力替代主力": the processor's architecture is named), and
+   the sources never use its stem outside that name (达芬奇 is a name; 基础 of "基础架构" is a word).
+
 Makers are left out on purpose: the sources name NVIDIA, Google or AMD as who built something,
 and a node for each would be a hub linked from a third of the glossary that no definition
 describes. Deterministic: same entries, same names, same order.
@@ -35,9 +45,10 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+from kg.ids import pinyin_slug
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, MentionSite, RawEntry, Term
-from kg.textnorm import fold, is_cjk_char, lang_of, name_key, slugify, to_simplified
+from kg.textnorm import fold, has_cjk, is_cjk_char, lang_of, name_key, slugify, to_simplified
 
 #: Organisations the sources name as makers ("NVIDIA 官方的", "Google 自研的", "Intel 的 …工具链").
 MAKERS = frozenset(
@@ -54,6 +65,24 @@ MAKERS = frozenset(
         "nvidia",
         "openai",
         "uc berkeley",
+    }
+)
+#: The same makers as the Chinese sources write them ("华为自研", "字节跳动的 PTQ 方案", "高通 Hexagon").
+MAKERS_ZH = frozenset(
+    {
+        "华为",
+        "英伟达",
+        "谷歌",
+        "微软",
+        "英特尔",
+        "字节跳动",
+        "高通",
+        "苹果",
+        "阿里",
+        "阿里巴巴",
+        "腾讯",
+        "百度",
+        "亚马逊",
     }
 )
 #: Abbreviations of everyday computing that no inference glossary would define.
@@ -287,6 +316,43 @@ def _lower_openings(sentence: str) -> str:
     return _OPENING.sub(lambda m: m.group(1) + m.group(2).lower(), sentence)
 
 
+_CJK_NAME = r"[\u4e00-\u9fff]{2,8}"
+# rule 5: a name the text gives in quotes after a verb of naming
+_NAMED_AS = re.compile(rf"(?:被称为|称为|称作|叫做|叫作|名为|俗称)\s*[「“『\"](?P<n>{_CJK_NAME})[」”』\"]")
+# rule 7: a clause that is only a name and a classifier of named things
+_APPOSITION = re.compile(r"^(?P<n>[\u4e00-\u9fff]{2,5})(?:架构|系列)$")
+_CLAUSES = re.compile(r"[^，,；;：:。（）()]+")
+_LIST_ITEM_CUT = re.compile(r"^(?:广义|狭义)?(?:含|包括|包含|如|例如|比如)\s*|\s*等.*$")
+
+
+def _latin_name(item: str, known: _Terms, lower_words: set[str]) -> bool:
+    """A list item that is a Latin name: a term's name or a proper-name-shaped word, after a maker."""
+    text = item.strip()
+    for maker in MAKERS_ZH:
+        text = text.removeprefix(maker).strip()
+    if not text or re.search(r"[\u4e00-\u9fff]", text):
+        return False
+    name = _strip_maker(text)
+    return known.known(name) or (_shaped(name, lower_words) and not _excluded(name))
+
+
+def _chinese_names(sentence: str, known: _Terms, lower_words: set[str], corpus: str) -> list[str]:
+    """Chinese-script names a sentence marks as names (rules 5–7 of the module docstring);
+    *corpus* is all the texts, to tell a name's stem from a word used elsewhere."""
+    found = [m.group("n") for m in _NAMED_AS.finditer(sentence)]
+    for clause in _CLAUSES.findall(sentence):
+        items = [_LIST_ITEM_CUT.sub("", i).strip() for i in clause.split("、")]
+        if len(items) >= 3:
+            cjk = [i for i in items if re.fullmatch(_CJK_NAME, i)]
+            others = [i for i in items if i not in cjk]
+            if len(cjk) == 1 and all(_latin_name(i, known, lower_words) for i in others):
+                found.append(cjk[0])
+        m = _APPOSITION.match(clause.strip())
+        if m and corpus.count(m.group("n")) == corpus.count(clause.strip()):
+            found.append(clause.strip())
+    return [n for n in dict.fromkeys(found) if n not in MAKERS_ZH and not known.known(n)]
+
+
 def find_mentioned(
     terms: list[Term],
     entries: list[RawEntry],
@@ -301,6 +367,7 @@ def find_mentioned(
     texts = _texts(entries, entry_to_term, confusions)
     lower_words = _lower_words(texts)
     symbols = _symbols(texts)
+    corpus = "\n".join(text for _, _, _, text in texts)
     found: dict[str, list[MentionSite]] = {}
     spelling: dict[str, str] = {}
     for source, line, owner, text in texts:
@@ -308,6 +375,7 @@ def find_mentioned(
             sentence = sentence.strip()
             probe = _lower_openings(sentence)
             masked = mask_terms(probe, known.finder)
+            names = _chinese_names(sentence, known, lower_words, corpus)
             for run, end in _runs(masked, probe):
                 name = _strip_maker(run)
                 if _excluded(name) or not _shaped(name, lower_words) or known.known(name):
@@ -316,6 +384,8 @@ def find_mentioned(
                     continue  # "KV", "QK": attention's symbols
                 if _TIMES.match(sentence, end):
                     continue  # "TP4×2": a configuration, not a name
+                names.append(name)
+            for name in names:
                 key = name_key(name)
                 spelling.setdefault(key, name)
                 sites = found.setdefault(spelling[key], [])
@@ -340,7 +410,7 @@ def mentioned_nodes(
     taken = {t.id for t in terms}
     out: list[Term] = []
     for name, sites in find_mentioned(terms, entries, entry_to_term, confusions).items():
-        base = slugify(name) or "mentioned"
+        base = (pinyin_slug(name) if has_cjk(name) else slugify(name)) or "mentioned"
         tid = base if base not in taken else f"{base}-mentioned"
         n = 2
         while tid in taken:

@@ -10,7 +10,8 @@
 - a contrast statement in a definition or note: 不等于 X, 区别于 X, 和 X 相对,
   和 X 做对照, 被 X 取代, 不像 X 那样, 不是 X, 比 X 慢/快, 低于/高于 X, 独立于 X,
   对 X 的回应, 不要与 X 混淆, and the other cues of :mod:`kg.contrasts` (alternatives, figures
-  side by side, opposite names and traits, one role of two vendors).
+  side by side, parallel clauses and slots, opposite names and traits, one role of two vendors,
+  one description with other figures).
 
 ``related_to`` (directed: the term whose text says it → the term it names) from:
 - explicit references: 详见 X where X is a term name, 指向 X, 相当于 X;
@@ -30,7 +31,9 @@ from kg.contrasts import (
     figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
+    parallel_slots,
     same_name_pairs,
+    variant_pairs,
     vendor_counterparts,
 )
 from kg.mentions import MentionFinder
@@ -484,6 +487,7 @@ def build_edges(
             denied: set[tuple[str, str]] = set()  # (term, sentence) that the text says it is not
             scanned_contrasts = marker_contrasts(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += parallel_contrasts(by_id[owner], body, res, e.source, e.line)
+            scanned_contrasts += parallel_slots(by_id[owner], body, res, e.source, e.line)
             scanned_contrasts += figure_contrasts(by_id[owner], body, res, e.source, e.line)
             for c in scanned_contrasts:
                 edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
@@ -510,7 +514,7 @@ def build_edges(
     pairwise_rules = adjacent_opposites(entries, entry_to_term, by_id) + adjacent_contrasts(
         entries, entry_to_term, by_id
     )
-    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms):
+    for c in pairwise_rules + same_name_pairs(terms) + vendor_counterparts(terms) + variant_pairs(terms):
         edges.add(c.a, c.b, "confused_with", c.sentence, c.kind, c.doc, c.line)
 
     return edges.result(), unresolved

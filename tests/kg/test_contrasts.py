@@ -11,7 +11,9 @@ from kg.contrasts import (
     figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
+    parallel_slots,
     same_name_pairs,
+    variant_pairs,
     vendor_counterparts,
 )
 from kg.evaluation.contrasts import LabelledPair, score_contrasts
@@ -49,6 +51,7 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         BY_ID[owner], text, res, "001", 1
     )
     found += figure_contrasts(BY_ID[owner], text, res, "001", 1)
+    found += parallel_slots(BY_ID[owner], text, res, "001", 1)
     return {(*sorted((c.a, c.b)), c.kind) for c in found}
 
 
@@ -82,7 +85,11 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("h200", "不一定需要独立 HBM，但要改模型结构。", {("h200", "hbm", "negation")}),
         ("h200", "不需要经过 HBM。", set()),
         # alternatives; an English word inflected ("prompting")
-        ("llm", "可以直接用 TTFT，也可以用 TPOT。", {("tpot", "ttft", "comparative")}),
+        (
+            "llm",
+            "可以直接用 TTFT，也可以用 TPOT。",
+            {("tpot", "ttft", "comparative"), ("tpot", "ttft", "parallel")},
+        ),
         # the two poles of 介于, too
         (
             "tp",
@@ -101,6 +108,31 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("hbm", "带宽（H100 3.35 TB/s、H200 4.8 TB/s）。", {("h100", "h200", "comparative")}),
         ("llm", "H100（2022）、H200（2023）两代。", {("h100", "h200", "comparative")}),
         ("llm", "H100、H200 都用 HBM。", set()),
+        # "受 X 限制，而不是 Y": what bounds the owner, and the owner itself, against Y
+        (
+            "tp",
+            "性能主要受 HBM 带宽限制，而不是 Ethernet。",
+            {("bw", "eth", "instead"), ("eth", "tp", "instead")},
+        ),
+        ("tp", "性能主要看 HBM 带宽，而不是 Ethernet。", {("bw", "eth", "instead")}),
+        # clauses that fill one slot with different terms; a list in one clause is no slot
+        ("llm", "A 求和（TTFT 用）；B 拼齐（TPOT 用）。", {("tpot", "ttft", "parallel")}),
+        ("llm", "聊天重 TTFT，批处理重 TPOT。", {("tpot", "ttft", "parallel")}),
+        ("llm", "聊天重 TTFT、TPOT。", set()),
+        ("llm", "聊天看重 TTFT，对 H100 友好。", set()),
+        # a performance measured against another term's
+        ("tp", "Python 写的 kernel，性能接近手写 H100 代码。", {("h100", "tp", "comparative")}),
+        ("tp", "它在 H100 上接近峰值。", set()),
+        # terms a sentence calls different tiers or kinds of one thing
+        (
+            "llm",
+            "H100、HBM、Ethernet 是不同层级的带宽。",
+            {("eth", "h100", "comparative"), ("eth", "hbm", "comparative"), ("h100", "hbm", "comparative")},
+        ),
+        ("llm", "H100、HBM 都是常见的带宽来源。", set()),
+        # two kinds of part in one whole
+        ("llm", "同时包含张量并行和流水线并行的部署。", {("pp", "tp", "comparative")}),
+        ("llm", "Serving both TTFT and TPOT targets.", {("tpot", "ttft", "comparative")}),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
@@ -170,10 +202,15 @@ def test_opposite_names_in_either_language_wherever_filed() -> None:
         "nvme-off": _term("nvme-off", "NVMe offloading"),
         "ep": _term("ep", "", "专家并行"),
         "wide-ep": _term("wide-ep", "", "宽专家并行"),
+        "db": _term("db", "Double buffering", "双缓冲"),
+        "tb": _term("tb", "Triple buffering", "三缓冲"),
+        "rev": _term("rev", "Annual token revenue per gigawatt"),
+        "profit": _term("profit", "Annual token profit per gigawatt"),
+        "cost": _term("cost", "Annual token cost per gigawatt"),
     }
     entries = [_entry(k * 10, t.id, "x") for k, t in enumerate(terms.values())]
     found = adjacent_opposites(entries, {k: t.id for k, t in enumerate(terms.values())}, terms)
-    assert {(c.a, c.b) for c in found} == {("off", "on"), ("asym", "sym")}
+    assert {(c.a, c.b) for c in found} == {("off", "on"), ("asym", "sym"), ("db", "tb"), ("profit", "rev")}
 
 
 def test_neighbours_of_one_kind_with_opposite_traits() -> None:
@@ -197,3 +234,22 @@ def test_one_role_of_two_vendors() -> None:
         _term("tensorrt", "TensorRT", text="TensorRT 是 NVIDIA 的推理运行时，组合融合 kernel。"),
     ]
     assert {(c.a, c.b, c.kind) for c in vendor_counterparts(terms)} == {("cuda", "rocm", "counterpart")}
+
+
+def test_variants_of_one_description_differ_in_figures_only() -> None:
+    def defined(tid: str, text: str, line: int) -> Term:
+        return Term(
+            tid, {"en": tid.upper()}, [], [], [Definition("zh", text, "001", None, line)], [], ["001"]
+        )
+
+    terms = [
+        defined("b200", "Blackwell 数据中心 GPU；书中给出 192 GB VRAM 和 8 TB/s 带宽。", 1),
+        defined("b300", "Blackwell 数据中心 GPU；书中给出 288 GB VRAM 和 8 TB/s 带宽。", 2),
+        # a part named differently is no variant of the same description
+        defined("gb200", "Grace CPU + B200 GPU 的 superchip，带宽 900 GB/s。", 3),
+        defined("gh200", "Grace CPU + H200 GPU 的 superchip，带宽 900 GB/s。", 4),
+        # one line defining several terms gives them the same words, comparing nothing
+        defined("a100", "NVIDIA 数据中心 GPU 具体型号，2 代。", 5),
+        defined("h100", "NVIDIA 数据中心 GPU 具体型号，2 代。", 5),
+    ]
+    assert {(c.a, c.b, c.kind) for c in variant_pairs(terms)} == {("b200", "b300", "comparative")}

@@ -16,7 +16,7 @@ from kg.model import Definition, MentionSite, RawEntry, Term
 from kg.parsers.common import name
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from kg.textnorm import name_key
+from kg.textnorm import has_cjk, name_key
 from tests.kg.kg_helpers import source_text, term_of
 
 
@@ -127,7 +127,41 @@ def test_the_rule_is_deterministic(built: BuildResult) -> None:
     assert [t.to_dict() for t in _mentioned(build_graph()).values()] == again
 
 
+@pytest.mark.parametrize(
+    ("label", "where", "tid"),
+    [
+        ("会话恢复风暴", "004:20", "hui-hua-huifu-fengbao"),  # named by the text: 被称为「…」
+        ("昇腾", "002:112", "shengteng"),  # among products: TPU、昇腾、Apple Neural Engine、高通 Hexagon
+        ("达芬奇架构", "002:114", "dafenqi-jiagou"),  # an apposition: …处理器，达芬奇架构，…
+    ],
+)
+def test_chinese_script_names_the_text_marks_become_nodes(
+    built: BuildResult, label: str, where: str, tid: str
+) -> None:
+    node = next(t for t in built.terms if t.labels.get("zh") == label)
+    assert node.kind == "mentioned" and node.id == tid  # a pinyin id, as for Chinese-only terms
+    source, line = where.split(":")
+    assert any((m.source, m.line) == (source, int(line)) and label in m.sentence for m in node.mentioned_in)
+
+
 # --- the rule on single sentences ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("大量会话同时恢复的情形常被称为「会话恢复风暴」。", ["会话恢复风暴"]),
+        ("常被称为会话恢复风暴。", []),  # no quotes: no sign of where the name ends
+        ("广义含 TPU、昇腾、Apple Neural Engine、高通 Hexagon 等。", ["昇腾"]),
+        ("包含 GPU、CPU、RAM、存储、网络和互连。", []),  # Chinese words among Chinese words
+        ("代表：TPU、华为、Hexagon。", []),  # a maker is never a node
+        ("华为自研 AI 处理器，达芬奇架构，国产算力替代主力。", ["达芬奇架构"]),
+        ("常见的处理器，基础架构，基础设施很多。", []),  # 基础 is a word the text uses elsewhere
+    ],
+)
+def test_chinese_script_names_in_single_sentences(sentence: str, expected: list[str]) -> None:
+    found = _find(sentence, _term("tpu", "TPU"), _term("gpu", "GPU"), _term("cpu", "CPU"))
+    assert sorted(n for n in found if has_cjk(n)) == sorted(expected)  # (Latin names: the rules above)
 
 
 def test_contrast_sentence_names_rccl_only() -> None:

@@ -35,12 +35,18 @@ def listing(ctx: Ctx) -> Answer:
             central, ctx.linked_by = spans[0].term_id, "mention"
     named = _named_like(ctx, head_text, central)
     if central is None and named:
-        # the hub: the named term linked to most of the others ("Model parallelism (overview)")
+        # the hub: the named term related to most of the others ("Model parallelism (overview)"
+        # names TP, EP and PP); a contrast (TP confused_with PP) sets two kinds side by side and
+        # makes neither the class
         ranks = {h.term_id: i for i, h in enumerate(ctx.linker.search(head_text).hits)}
         pool = set(named)
         central = min(
             named,
-            key=lambda tid: (-len(set(g.neighbours(tid)) & pool), ranks.get(tid, 10_000), tid),
+            key=lambda tid: (
+                -len(set(g.neighbours(tid, ("related_to",))) & pool),
+                ranks.get(tid, 10_000),
+                tid,
+            ),
         )
         ctx.linked_by = "listing"
         named = [n for n in named if n != central]
