@@ -144,7 +144,9 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     )
     timings["index_s"] = time.perf_counter() - t0
     out["index_kind"] = index.kind
-    del vectors
+    del vectors, items  # the index holds them now
+    if args.corpus == "synthetic":
+        del corpus  # its recipes only served the vectors
 
     t0 = time.perf_counter()
     dense = DenseIndex(index, lambda: encoder, args.encoder, offset=offset, offset_pairs=pairs)
