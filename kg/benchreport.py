@@ -380,7 +380,7 @@ def render_memory(d: dict[str, Any]) -> str:
 
 
 def _build_notes(d: dict[str, Any]) -> list[str]:
-    """Which builds were reused, and the stages of the builds this run made (peak RSS as each ends)."""
+    """Which builds were reused, and the stages of the builds that recorded them (peak RSS as each ends)."""
     out: list[str] = []
     reused = [r for r in d["results"] if r["build"].get("reused")]
     if reused:
@@ -392,7 +392,7 @@ def _build_notes(d: dict[str, Any]) -> list[str]:
             f"Reused artifacts (`--reuse`): {names}; their build s and build peak RSS are those of the "
             "run that built them.",
         ]
-    staged = [r for r in d["results"] if r["build"].get("stage_peak_rss_mb") and not r["build"].get("reused")]
+    staged = [r for r in d["results"] if r["build"].get("stage_peak_rss_mb")]
     if staged:
         out += ["", "| build | stage | s | peak RSS at its end MB |", "|---|---|---:|---:|"]
         for r in staged:
