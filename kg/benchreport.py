@@ -355,6 +355,13 @@ def render_memory(d: dict[str, Any]) -> str:
         "of its last 256 queries and the dev set has fewer, so the timed rounds do not encode queries "
         "(the dense stage with encoding is `dense stage p50` of the search section).",
         "",
+        "File-backed MB after the first query varies from run to run: one HNSW search reads a few "
+        "thousand vectors spread over the whole file, and for each page it faults the kernel maps the "
+        "neighbouring pages already in the page cache (fault-around), so how much of the vectors' file "
+        "a first query maps depends on what the page cache holds, not on the process. Anon MB is what a "
+        "replica holds on its own.",
+        *_build_notes(d),
+        "",
         "Vectors: `float32` is the default; `sq8` (`glossary build --vectors sq8`) stores each vector "
         "component as one byte (faiss scalar quantizer), a quarter of the vectors' file and resident "
         "pages. It is opt-in: on the bundled corpus `glossary eval` gives a lower hybrid MRR with sq8 "
@@ -370,6 +377,31 @@ def render_memory(d: dict[str, Any]) -> str:
         )
     lines += ["", "Raw output: [bench/memory.json](bench/memory.json)."]
     return "\n".join(lines)
+
+
+def _build_notes(d: dict[str, Any]) -> list[str]:
+    """Which builds were reused, and the stages of the builds that recorded them (peak RSS as each ends)."""
+    out: list[str] = []
+    reused = [r for r in d["results"] if r["build"].get("reused")]
+    if reused:
+        names = ", ".join(
+            f"{r['size']:,}" + (f" {r['quantize']}" if r.get("quantize") else "") for r in reused
+        )
+        out += [
+            "",
+            f"Reused artifacts (`--reuse`): {names}; their build s and build peak RSS are those of the "
+            "run that built them.",
+        ]
+    staged = [r for r in d["results"] if r["build"].get("stage_peak_rss_mb")]
+    if staged:
+        out += ["", "| build | stage | s | peak RSS at its end MB |", "|---|---|---:|---:|"]
+        for r in staged:
+            b = r["build"]
+            title = f"{r['size']:,} terms" + (f" {r['quantize']}" if r.get("quantize") else "")
+            for stage, peak in b["stage_peak_rss_mb"].items():
+                secs = b.get("generate_s") if stage == "generate" else b["timings_s"].get(f"{stage}_s")
+                out.append(f"| {title} | {stage} | {_fmt(secs)} | {_fmt(peak)} |")
+    return out
 
 
 def render_replicas(d: dict[str, Any]) -> str:

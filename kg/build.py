@@ -870,10 +870,12 @@ def write_artifact(
     """
     link = _publish_path(out_dir)
     doc = result.document()
-    graph_bytes = json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=False).encode("utf-8")
 
     def fill(tmp: Path) -> None:
-        (tmp / "graph.json").write_bytes(graph_bytes)
+        # streamed: json.dumps would hold every piece of the text, then the text, then its bytes
+        # (several GB for a million terms); the file is the same
+        with (tmp / "graph.json").open("w", encoding="utf-8", newline="\n") as fh:
+            json.dump(doc, fh, ensure_ascii=False, indent=1, sort_keys=False)
         (tmp / "report.json").write_text(
             json.dumps(result.report, ensure_ascii=False, indent=1), encoding="utf-8"
         )

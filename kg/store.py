@@ -8,7 +8,8 @@ The graph is a :class:`networkx.MultiGraph` whose edge keys are (type, source,
 target), so one pair of terms can hold a ``confused_with`` edge and
 ``related_to`` edges in either direction. ``related_to``
 keeps its direction as edge data (``source``/``target``). A term without edges is not a
-node of it.
+node of it. The methods below walk the same adjacency without networkx, which is imported
+(~15 MB) and the graph built only when :attr:`Glossary.graph` is first asked for.
 """
 
 from __future__ import annotations
@@ -16,31 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from kg.detached import FieldSharer, detached
 from kg.errors import ArtifactError, TermNotFound
 from kg.model import EDGE_TYPES, Edge, Term
+from kg.nametable import NameTable
 from kg.textnorm import fold, name_key
 
-#: A name table's value: the ids of the terms with a name of that key, in the order they were
-#: added; the id itself when there is one. The names are read back from the terms
-#: (:meth:`Glossary._expand`): no (term id, name, kind) tuple per name (~12 MB at 100k terms).
-_TermIds = str | tuple[str, ...]
+if TYPE_CHECKING:
+    import networkx as nx
 
-
-def _add_term(table: dict[str, _TermIds], key: str, term_id: str) -> None:
-    """Record that *term_id* has a name of *key* (its names are added one term at a time)."""
-    current = table.get(key)
-    if current is None:
-        table[key] = term_id
-    elif isinstance(current, str):
-        if current != term_id:
-            table[key] = (current, term_id)
-    elif current[-1] != term_id:
-        table[key] = (*current, term_id)
+#: term id -> neighbour id -> edge key (type, source, target) -> edge, in the order networkx
+#: keeps a MultiGraph's adjacency
+_Adjacency = dict[str, dict[str, dict[tuple[str, str, str], Edge]]]
 
 
 def _kinds_and_names(t: Term) -> tuple[tuple[str, Iterable[str]], ...]:
@@ -100,26 +90,30 @@ class Glossary:
         step("terms")
         # Only terms with edges are nodes: an isolated node costs ~200 bytes (two dicts) and most
         # terms of a large glossary have no edge (the methods below treat a missing node as isolated).
-        self.graph = nx.MultiGraph()
+        self._adj: _Adjacency = {}
         for e in self.edges:
-            # key (type, source, target): one pair may hold related_to both ways and confused_with
-            self.graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
+            # key (type, source, target): one pair may hold related_to both ways and confused_with;
+            # a later edge of the same key replaces the earlier one (as MultiGraph.add_edge does)
+            key = (e.type, e.source, e.target)
+            self._adj.setdefault(e.source, {}).setdefault(e.target, {})[key] = e
+            self._adj.setdefault(e.target, {}).setdefault(e.source, {})[key] = e
+        self._graph: nx.MultiGraph | None = None
         step("graph")
         self._defined: Glossary | None = None
-        # folded name / loose key -> ids of the terms named so (see _TermIds), built in place:
-        # per-key lists converted afterwards left ~40 MB of holes at 100k terms
-        self._names: dict[str, _TermIds] = {}
-        self._loose: dict[str, _TermIds] = {}
-        for t in self.terms.values():
+        # folded name / loose key -> ids of the terms named so, as compact sorted tables
+        # (kg/nametable.py: ~8 MB each at 100k terms where dicts of strings took ~16). The names
+        # are read back from the terms (_expand): no (term id, name, kind) tuple per name.
+        ids = list(self.terms)
+        self._names = NameTable(((fold(n), i) for i, n in self._all_names()), ids)
+        self._loose = NameTable(((name_key(n), i) for i, n in self._all_names()), ids)
+        step("names")
+
+    def _all_names(self) -> Iterator[tuple[int, str]]:
+        """(term number, name) of every label, abbreviation and alias, term by term."""
+        for i, t in enumerate(self.terms.values()):
             for _kind, term_names in _kinds_and_names(t):
                 for n in term_names:
-                    f = fold(n)
-                    f = n if f == n else f  # the name itself when folding keeps it (no copy)
-                    k = name_key(n)
-                    k = f if k == f else k
-                    _add_term(self._names, f, t.id)
-                    _add_term(self._loose, k, t.id)
-        step("names")
+                    yield i, n
 
     # --- loading ----------------------------------------------------------
     @classmethod
@@ -243,11 +237,10 @@ class Glossary:
             yield from self._expand(self._names, key, fold)
 
     def _expand(
-        self, table: dict[str, _TermIds], key: str, key_of: Callable[[str], str]
+        self, table: NameTable, key: str, key_of: Callable[[str], str]
     ) -> Iterator[tuple[str, str, str]]:
         """(term id, name, kind) of each name whose *key_of* is *key*, in the order they were added."""
-        ids = table.get(key, ())
-        for tid in (ids,) if isinstance(ids, str) else ids:
+        for tid in table.get(key):
             t = self.terms[tid]
             for kind, term_names in _kinds_and_names(t):
                 for n in term_names:
@@ -270,22 +263,33 @@ class Glossary:
         return out
 
     # --- graph ---------------------------------------------------------------
+    @property
+    def graph(self) -> nx.MultiGraph:
+        """The terms with edges as a :class:`networkx.MultiGraph` (see the module docstring),
+        built when first asked for."""
+        if self._graph is None:
+            import networkx as nx
+
+            graph = nx.MultiGraph()
+            for e in self.edges:
+                graph.add_edge(e.source, e.target, key=(e.type, e.source, e.target), edge=e)
+            self._graph = graph
+        return self._graph
+
     def edges_of(self, term_id: str, types: Iterable[str] = EDGE_TYPES) -> list[Edge]:
         """Edges touching a term, filtered by type."""
         self.get(term_id)
-        if term_id not in self.graph:
+        nbrs = self._adj.get(term_id)
+        if nbrs is None:
             return []
         wanted = set(types)
-        out = []
-        for _, _other, key, data in self.graph.edges(term_id, keys=True, data=True):
-            if key[0] in wanted:
-                out.append(data["edge"])
+        out = [e for keyed in nbrs.values() for key, e in keyed.items() if key[0] in wanted]
         return sorted(out, key=lambda e: (e.type, e.source, e.target))
 
     def neighbours(self, term_id: str, types: Iterable[str] = EDGE_TYPES, depth: int = 1) -> dict[str, int]:
         """Term ids within *depth* hops over the given edge types → their distance."""
         self.get(term_id)
-        if term_id not in self.graph:
+        if term_id not in self._adj:
             return {}
         wanted = set(types)
         dist = {term_id: 0}
@@ -293,10 +297,11 @@ class Glossary:
         for d in range(1, depth + 1):
             nxt = []
             for node in frontier:
-                for _, other, key in self.graph.edges(node, keys=True):
-                    if key[0] in wanted and other not in dist:
-                        dist[other] = d
-                        nxt.append(other)
+                for other, keyed in self._adj[node].items():
+                    for key in keyed:
+                        if key[0] in wanted and other not in dist:
+                            dist[other] = d
+                            nxt.append(other)
             frontier = nxt
         dist.pop(term_id)
         return dist
@@ -312,8 +317,10 @@ class Glossary:
         """Term ids on a shortest path from *a* to *b*, or None when not connected."""
         self.get(a)
         self.get(b)
-        if a not in self.graph or b not in self.graph:  # an isolated term
+        if a not in self._adj or b not in self._adj:  # an isolated term
             return [a] if a == b else None
+        import networkx as nx
+
         wanted = set(types)
         view = nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k[0] in wanted)
         try:

@@ -48,10 +48,10 @@ TARGETS: tuple[tuple[int, str, float, str], ...] = (
 
 #: What each profiled step builds (the ``on_step`` names), in load order.
 STEP_LABELS: dict[str, str] = {
-    "imports": "interpreter and imports (numpy, faiss, networkx, jieba, rapidfuzz, bm25s, kg)",
+    "imports": "interpreter and imports (numpy, faiss, jieba, rapidfuzz, bm25s, kg)",
     "document": "graph.json read and parsed (the graph document)",
     "terms": "Term objects, edges, sources and categories",
-    "graph": "networkx graph",
+    "graph": "graph adjacency (networkx only when Glossary.graph is asked for)",
     "names": "name tables of Glossary.lookup (exact and loose keys)",
     "tokenizer": "tokenizer (jieba dictionary with every name, mixed-name trie)",
     "bm25": "BM25 index (bm25s)",
@@ -143,7 +143,7 @@ def _retained(glossary: Any, engine: Any) -> list[dict[str, Any]]:
             "Term objects (Glossary.terms), edges, sources, categories",
             [glossary.terms, glossary.edges, glossary.sources, glossary.categories, glossary.id_aliases],
         ),
-        ("graph", "networkx graph", [glossary.graph]),
+        ("graph", "graph adjacency", [glossary._adj, glossary._graph]),
         ("names", "Glossary name tables", [glossary._names, glossary._loose]),
         (
             "tokenizer",
@@ -179,7 +179,6 @@ def profile_load(artifact: Path, queries: Sequence[str], *, retained: bool = Tru
     rec = StepRecorder()
     import bm25s  # noqa: F401
     import jieba  # noqa: F401
-    import networkx  # noqa: F401
 
     from embeddings import load_index  # noqa: F401  (the imports step: what every server imports)
     from kg.search.engine import SearchEngine

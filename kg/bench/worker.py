@@ -81,6 +81,20 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
 
     timings: dict[str, float] = {"imports_s": time.perf_counter() - t_start}
     out: dict[str, Any] = {"corpus": args.corpus}
+    # peak RSS when each stage ends (which stage sets the build's peak), and progress on stderr:
+    # a large build can be followed, or its rate read, before it finishes
+    stage_peaks: dict[str, float] = out.setdefault("stage_peak_rss_mb", {})
+
+    def done(stage: str, started: float) -> None:
+        timings[f"{stage}_s"] = time.perf_counter() - started
+        stage_peaks[stage] = peak_mb(memory_mb())
+        print(
+            f"[{args.size or args.corpus}] {stage}: {timings[f'{stage}_s']:.1f} s, "
+            f"peak RSS {stage_peaks[stage]:.0f} MB",
+            file=sys.stderr,
+            flush=True,
+        )
+
     t0 = time.perf_counter()
     result = build_graph()
     timings["graph_s"] = time.perf_counter() - t0
@@ -95,6 +109,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         corpus = synthetic_corpus(args.size, result.terms, seed=args.seed)
         terms = corpus.terms
         out["generate_s"] = round(time.perf_counter() - t0, 3)
+        stage_peaks["generate"] = peak_mb(memory_mb())
         out["real_terms"] = corpus.n_real
         result = BuildResult(
             sources=[],
@@ -111,7 +126,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     tokenizer = Tokenizer(SearchEngine.vocabulary(terms))
     lexical = LexicalIndex(((t.id, term_document(t)) for t in terms), tokenizer)
-    timings["lexical_s"] = time.perf_counter() - t0
+    done("lexical", t0)
 
     t0 = time.perf_counter()
     encoder = make_encoder(args.encoder)
@@ -132,7 +147,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         vectors = encoder.encode_passages([text for _, text in items])
         out["vectors"] = {"name": "real", "description": "every passage encoded by the encoder"}
     offset, pairs = language_offset(encoder, terms)  # the language shift's offset, part of the embeddings
-    timings["embeddings_s"] = time.perf_counter() - t0
+    done("embeddings", t0)
 
     t0 = time.perf_counter()
     index = build_index(
@@ -142,18 +157,20 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         hnsw_threshold=args.hnsw_threshold,
         quantize=args.quantize,
     )
-    timings["index_s"] = time.perf_counter() - t0
+    done("index", t0)
     out["index_kind"] = index.kind
-    del vectors
+    del vectors, items  # the index holds them now
+    if args.corpus == "synthetic":
+        del corpus  # its recipes only served the vectors
 
     t0 = time.perf_counter()
     dense = DenseIndex(index, lambda: encoder, args.encoder, offset=offset, offset_pairs=pairs)
     engine = SearchEngine(terms, lexical, dense)
-    timings["labels_s"] = time.perf_counter() - t0
+    done("labels", t0)
 
     t0 = time.perf_counter()
     path = write_artifact(result, Path(args.out), extra={"search": lambda tmp: engine.save(tmp / "search")})
-    timings["write_s"] = time.perf_counter() - t0
+    done("write", t0)
     timings["total_s"] = time.perf_counter() - t_start
     if args.corpus == "synthetic":
         # generation is not building; imports and the real graph build only fed the generator

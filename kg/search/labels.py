@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -206,31 +206,34 @@ class LabelMatcher:
     """Exact, fuzzy, in-text and prefix lookup of term names."""
 
     def __init__(self, names: Iterable[tuple[str, str, str]]) -> None:
-        entries: dict[tuple[str, str, str], _Entry] = {}
+        found: list[_Entry] = []
         for term_id, name, kind in names:
             if kind not in KIND_RANK:
                 raise ValueError(
                     f"unknown name kind {kind!r} for {term_id!r} (want one of {sorted(KIND_RANK)})"
                 )
             key = name_key(name)
-            current = entries.get((term_id, key, kind))
-            if key and (current is None or name < current.name):  # same input in any order, same entries
-                entries[(term_id, key, kind)] = _Entry(term_id, name, kind, key)
-        self._entries: list[_Entry] = sorted(entries.values(), key=lambda e: (e.key, e.order))
-
-        # key -> entries, best first; a key of one entry maps to the entry itself (most keys:
-        # ~10 MB of one-item lists less at 100k terms), read through _bucket
-        by_key: dict[str, list[_Entry]] = {}
-        for e in self._entries:
-            by_key.setdefault(e.key, []).append(e)
-        self._by_key: dict[str, _Entry | tuple[_Entry, ...]] = {
-            key: bucket[0] if len(bucket) == 1 else tuple(sorted(bucket, key=lambda e: e.order))
-            for key, bucket in by_key.items()
-        }
-        del by_key
+            if key:
+                found.append(_Entry(term_id, name, kind, key))
+        # one entry per (term, key, kind), the one with the smallest name (same input in any order,
+        # same entries). Sorted out in one go: a dict keyed by (term, key, kind) tuples, freed
+        # afterwards, left its tuples' holes between the entries (~25 MB at 100k terms)
+        found.sort(key=lambda e: (e.term_id, e.key, e.kind, e.name))
+        unique = [
+            e
+            for i, e in enumerate(found)
+            if not i
+            or (e.term_id, e.key, e.kind) != (found[i - 1].term_id, found[i - 1].key, found[i - 1].kind)
+        ]
+        del found
+        self._entries: list[_Entry] = sorted(unique, key=lambda e: (e.key, e.order))
+        del unique
+        # the entries' keys in the same order: the entries of one key, best first, are a range of
+        # it found by binary search (_bucket; a dict of key -> entries took ~7 MB at 100k terms)
+        self._prefix_keys = [e.key for e in self._entries]
 
         # fuzzy: long keys (rapidfuzz choices), short keys, spaced forms per entry
-        keys = sorted(self._by_key)
+        keys = list(dict.fromkeys(self._prefix_keys))  # distinct, sorted
         self._long_keys = [k for k in keys if not _is_short(k)]
         self._short_keys = [k for k in keys if _is_short(k)]
         self._spaced_entries = [e for e in self._entries if not _is_short(e.key)]
@@ -250,9 +253,8 @@ class LabelMatcher:
             e.key for e in self._entries if len(e.key) <= 4 and any(c in _SKIP for c in e.name)
         )
 
-        # suggest: sorted keys (prefix) and sorted proper suffixes (infix); a suffix is kept as
-        # (entry, offset into its key), not as a string (at 100k terms, ~900k of them)
-        self._prefix_keys = [e.key for e in self._entries]  # already sorted by key
+        # suggest: sorted keys (prefix: _prefix_keys) and sorted proper suffixes (infix); a suffix
+        # is kept as (entry, offset into its key), not as a string (at 100k terms, ~900k of them)
         # sorted one first character at a time, so that the sort's key strings never all exist at
         # once; a suffix waits as one machine integer (entry << 20 | offset) in an array, not as
         # a tuple of two ints (~100 MB of them at 100k terms)
@@ -282,8 +284,9 @@ class LabelMatcher:
 
     def _bucket(self, key: str) -> tuple[_Entry, ...]:
         """The entries whose name key is *key*, best first (empty when none)."""
-        found = self._by_key.get(key, ())
-        return (found,) if isinstance(found, _Entry) else found
+        keys = self._prefix_keys
+        lo = bisect_left(keys, key)
+        return tuple(self._entries[lo : bisect_right(keys, key, lo)])
 
     # -- exact ---------------------------------------------------------------
 

@@ -9,18 +9,22 @@ change the tokens.
 Each tokenizer owns a private ``jieba.Tokenizer`` (never the global one). The
 jieba base dictionary is read once per process and copied into each instance,
 and instances are cached per vocabulary, so building a second tokenizer over the
-same names is nearly free.
+same names is nearly free. A serving process's one tokenizer keeps its dictionary
+as a compact table instead (``take_base``, :mod:`kg.search.wordfreq`).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
 from kg.search.trie import PrefixWalk
+from kg.search.wordfreq import WordFreq
 from kg.textnorm import fold, has_cjk, is_cjk_char, name_key
 
 __all__ = ["CJK_CLASS", "STOPWORDS", "TOKENIZER_VERSION", "Tokenizer"]
@@ -89,20 +93,34 @@ def _jieba_for(words: tuple[str, ...], take_base: bool = False) -> Any:
     _silence_jieba()
     freq, total = _base_dictionary()
     jt = jieba.Tokenizer()
+    jt.initialized = True
     if take_base:
         _base_dictionary.cache_clear()  # the dictionary is this tokenizer's now
-        # one int object per distinct frequency, not per word (~350k words, a few thousand values)
-        same: dict[int, int] = {}
-        for word, n in freq.items():
-            freq[word] = same.setdefault(n, n)
-        jt.FREQ = freq
-    else:
-        jt.FREQ = dict(freq)  # ~10 ms; avoids re-reading the dictionary (~400 ms)
+        jt.FREQ, jt.total = _compact_with(freq, total, words)
+        return jt
+    jt.FREQ = dict(freq)  # ~10 ms; avoids re-reading the dictionary (~400 ms)
     jt.total = total
-    jt.initialized = True
     for word in words:
         jt.add_word(word, max(_USER_FREQ, jt.FREQ.get(word) or 0))
     return jt
+
+
+def _compact_with(base: dict[str, int], total: int, words: Iterable[str]) -> tuple[WordFreq, int]:
+    """jieba's dictionary *base* (and its *total*) with *words* added as ``add_word`` adds them
+    (frequency ``max(_USER_FREQ, base frequency)``, every new prefix at 0), as one
+    :class:`WordFreq`: the same lookups, a fifth of the memory (~96 → ~20 MB at 100k terms)."""
+    added: dict[str, int] = {}
+    for word in words:
+        freq = max(_USER_FREQ, base.get(word) or 0)
+        added[word] = freq
+        total += freq
+        for end in range(1, len(word)):
+            prefix = word[:end]
+            if prefix not in base and prefix not in added:
+                added[prefix] = 0
+    new = sum(1 for w in added if w not in base)
+    items = itertools.chain(((w, f) for w, f in base.items() if w not in added), added.items())
+    return WordFreq(items, len(base) + new), total
 
 
 def _latin_tokens(word: str) -> Iterator[str]:
@@ -134,9 +152,12 @@ class Tokenizer:
 
     def __init__(self, vocabulary: Iterable[str] = (), *, take_base: bool = False) -> None:
         """*take_base*: this tokenizer takes jieba's base dictionary, which is read once per process
-        and copied into each tokenizer, instead of a copy (a server makes one tokenizer: the
-        copy and the cache would double the dictionary's table, tens of MB); the next tokenizer
-        over another vocabulary reads the dictionary again (~0.4 s)."""
+        and copied into each tokenizer, instead of a copy, and keeps it with the glossary's words
+        as a compact read-only table (:class:`kg.search.wordfreq.WordFreq`: same tokens, ~75 MB
+        less at 100k terms, ~1 µs more per dictionary lookup, ~1 s more to make). A server makes
+        one tokenizer; the next tokenizer over another vocabulary reads the dictionary again
+        (~0.4 s). Without it (builds, which tokenize every document), the words go into a copy
+        of jieba's dict."""
         folded = {fold(name) for name in vocabulary}
         names = sorted(n for n in folded if n)
         del folded
@@ -190,7 +211,10 @@ class Tokenizer:
             self._plain(folded[start:end], out)
             pos = end
         self._plain(folded[pos:], out)
-        return [tok for tok in out if tok not in STOPWORDS]
+        # interned: an index build keeps the tokens of every document until it counts them, and
+        # one string per distinct token instead of one per occurrence is what lets a million
+        # terms' documents fit (~10x less; the tokens are the same)
+        return [sys.intern(tok) for tok in out if tok not in STOPWORDS]
 
     def __call__(self, text: str) -> list[str]:
         return self.tokenize(text)

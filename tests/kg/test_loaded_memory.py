@@ -113,3 +113,50 @@ def test_name_tables_give_every_name_in_table_order(loaded: Glossary) -> None:
     assert any(len({tid for tid, _, _ in v}) > 1 for v in by_loose.values())  # keys of several terms
     for key, entries in by_loose.items():
         assert list(loaded._expand(loaded._loose, key, name_key)) == entries
+
+
+def test_name_table_answers_like_a_dict_of_id_lists() -> None:
+    import random
+
+    from kg.nametable import NameTable
+
+    rng = random.Random(1)
+    ids = [f"t{i}" for i in range(300)]
+    keys = ["kv cache", "kvcache", "张量并行", "ttft", "é", "a", "ab", "b", "", "首token延迟"]
+    pairs = [(rng.choice(keys) + rng.choice(["", "x", "并"]), rng.randrange(300)) for _ in range(2000)]
+    pairs += [("ttft", 7), ("ttft", 7), ("ttft", 8), ("ttft", 7)]  # again right after itself: once
+    table = NameTable(pairs, ids)
+    expected: dict[str, list[str]] = {}
+    for key, t in pairs:
+        got = expected.setdefault(key, [])
+        if not got or got[-1] != ids[t]:
+            got.append(ids[t])
+    assert list(table) == list(expected) and len(table) == len(expected)
+    for key, want in expected.items():
+        assert table.get(key) == tuple(want) and key in table
+    for missing in ("kv", "ttfu", "zz", "张量", "\U0010ffff"):
+        assert table.get(missing) == () and missing not in table
+    assert table.get("ttft")[-3:] == ("t7", "t8", "t7")
+
+
+def test_graph_walks_without_networkx_match_the_networkx_graph(loaded: Glossary) -> None:
+    """edges_of and neighbours read an adjacency of their own; networkx (``Glossary.graph``) gives
+    the same edges and the same distances in the same order."""
+    graph = loaded.graph
+    assert graph is loaded.graph  # built once
+    linked = [t for t in loaded.terms if t in graph]
+    assert linked and len(linked) < len(loaded.terms)
+    for term in linked:
+        by_nx = [d["edge"] for _, _, d in graph.edges(term, data=True)]
+        assert loaded.edges_of(term) == sorted(by_nx, key=lambda e: (e.type, e.source, e.target))
+        dist, frontier = {term: 0}, [term]
+        for d in (1, 2):
+            nxt = []
+            for node in frontier:
+                for _, other, key in graph.edges(node, keys=True):
+                    if key[0] == "related_to" and other not in dist:
+                        dist[other] = d
+                        nxt.append(other)
+            frontier = nxt
+        dist.pop(term)
+        assert list(loaded.neighbours(term, ("related_to",), depth=2).items()) == list(dist.items())

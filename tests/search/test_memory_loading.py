@@ -135,3 +135,47 @@ def test_suggest_suffix_table_is_the_sorted_list_of_word_tails(names: list[tuple
         lo = bisect_left(m._suffix_keys, p)
         hi = bisect_left(m._suffix_keys, p + MAX_CHAR, lo)
         assert [s for s, _ in expected[lo:hi]] == [s for s, _ in expected if s.startswith(p)]
+
+
+def test_word_freq_answers_like_the_dict_it_was_made_from() -> None:
+    from kg.search.wordfreq import WordFreq
+
+    rng = random.Random(0)
+    alphabet = "批处理张量并行延迟首注意力ab"
+    table = {
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))): rng.randint(0, 9)
+        for _ in range(3000)
+    }
+    compact = WordFreq(table.items(), len(table))
+    assert len(compact) == len(table) and list(compact) == list(table)
+    probes = list(table) + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(3000)
+    ]
+    for word in probes:
+        assert (word in compact) == (word in table), word
+        assert compact.get(word) == table.get(word), word
+        assert compact.get(word, -1) == table.get(word, -1), word
+    with pytest.raises(KeyError):
+        compact["不在表里的词"]
+    with pytest.raises(ValueError):
+        WordFreq(table.items(), len(table) - 1)
+
+
+def test_serving_tokenizer_keeps_the_dictionary_and_tokens_of_a_build_one(hash_artifact: Path) -> None:
+    """take_base (a server's one tokenizer) keeps jieba's dictionary plus the glossary's words as a
+    WordFreq: the same entries, total and tokens as the dict of a build's tokenizer."""
+    from kg.search.passages import term_document
+    from kg.search.tokenize import Tokenizer
+    from kg.search.wordfreq import WordFreq
+
+    terms = list(Glossary.load(hash_artifact).terms.values())
+    vocabulary = SearchEngine.vocabulary(terms)
+    built, served = Tokenizer(vocabulary), Tokenizer(vocabulary, take_base=True)
+    full, compact = built.segmenter.FREQ, served.segmenter.FREQ
+    assert isinstance(full, dict) and isinstance(compact, WordFreq)
+    assert served.segmenter.total == built.segmenter.total
+    assert len(compact) == len(full)
+    assert all(compact.get(word) == freq for word, freq in full.items())
+    assert "连续批处理" in compact and compact["连续批处理"] >= 200_000  # a glossary word
+    texts = [term_document(t) for t in terms] + _queries(200)
+    assert [served.tokenize(x) for x in texts] == [built.tokenize(x) for x in texts]
