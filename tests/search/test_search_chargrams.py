@@ -1,0 +1,38 @@
+"""The CJK character-gram BM25 stage (kg/search/chargrams.py) on the small hand-made glossary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from conftest import DOCS
+
+from kg.search import LexicalIndex, Tokenizer
+from kg.search.chargrams import CharGramIndex, char_tokens
+
+
+def test_tokens_are_characters_pairs_and_latin_words() -> None:
+    tokens = char_tokens("什么是 KV-Cache 的分页")
+    assert {"分", "页", "分页", "kvcache", "kv", "cache"} <= set(tokens)
+    assert "的" not in tokens and "什么" in tokens  # function characters alone are dropped, pairs kept
+    assert char_tokens("連續批處理") == char_tokens("连续批处理")  # folded first
+
+
+def test_finds_a_chinese_paraphrase_that_jieba_words_miss(tokenizer: Tokenizer, index: LexicalIndex) -> None:
+    # jieba cuts the query into 请求 / 到达 / 开始, and TTFB's "到达客户端" wins on words; the
+    # character pair 求到 of "从请求到达到返回…" occurs only in the TTFT definition
+    query = "从请求到达开始算"
+    assert index.search(query, 1)[0][0] != "ttft"
+    chars = CharGramIndex(DOCS)
+    assert chars.search(query, 1)[0][0] == "ttft"
+
+
+def test_save_load_is_memory_mapped_and_identical(tmp_path: Path) -> None:
+    chars = CharGramIndex(DOCS)
+    chars.save(tmp_path / "chars")
+    loaded = CharGramIndex.load(tmp_path / "chars")
+    assert isinstance(loaded._arrays["data"], np.memmap)
+    for query in ("显存按分页的块来管理", "all-reduce 通信", "zzz 无关"):
+        assert loaded.search(query, 5) == chars.search(query, 5)
+    assert chars.search("zzz", 5) == [] and chars.search("", 5) == []
+    assert CharGramIndex([]).search("显存", 3) == []
