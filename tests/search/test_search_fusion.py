@@ -28,7 +28,9 @@ def engine(glossary: Glossary) -> SearchEngine:
 
 def _lexical_only(engine: SearchEngine) -> FusionModel:
     assert engine.dense is not None
-    return FusionModel({"rr_lexical": 1.0}, {"encoder_id": engine.dense.index_encoder_id, "stages": ["lexical"]})
+    return FusionModel(
+        {"rr_lexical": 1.0}, {"encoder_id": engine.dense.index_encoder_id, "stages": ["lexical"]}
+    )
 
 
 def test_committed_model_is_learned_on_dev_for_the_default_encoder() -> None:
@@ -39,7 +41,9 @@ def test_committed_model_is_learned_on_dev_for_the_default_encoder() -> None:
     assert len(model.weights) == len(FEATURES) and any(model.weights)
 
 
-def test_missing_or_foreign_model_falls_back_to_the_hand_weights(engine: SearchEngine, tmp_path: Path) -> None:
+def test_missing_or_foreign_model_falls_back_to_the_hand_weights(
+    engine: SearchEngine, tmp_path: Path
+) -> None:
     assert load_default(tmp_path / "absent.json") is None
     (tmp_path / "bad.json").write_text('{"format": "other"}', encoding="utf-8")
     assert load_default(tmp_path / "bad.json") is None
@@ -67,7 +71,9 @@ def test_a_model_changes_the_ranking(engine: SearchEngine) -> None:
     assert engine.rank(query, "hybrid", 5) == hand
 
 
-def test_train_fusion_writes_a_model_that_loads(engine: SearchEngine, glossary: Glossary, tmp_path: Path) -> None:
+def test_train_fusion_writes_a_model_that_loads(
+    engine: SearchEngine, glossary: Glossary, tmp_path: Path
+) -> None:
     queries = load_queries(DEV)[::8]
     model, meta = train(engine, glossary, queries, data=str(DEV), command="glossary train-fusion")
     assert meta["queries"] == len(queries) and set(meta["cv_mrr"]) and 0 < meta["train_mrr"] <= 1
