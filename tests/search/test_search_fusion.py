@@ -82,3 +82,27 @@ def test_train_fusion_writes_a_model_that_loads(
     assert loaded.encoder_id == engine.dense.index_encoder_id if engine.dense else False
     assert loaded.weights == pytest.approx(model.weights, abs=1e-6)
     assert engine._usable(loaded) is loaded
+
+
+def test_ablation_rows_leave_their_stage_out(engine: SearchEngine) -> None:
+    from kg.evaluation.ablation import ablation_systems
+
+    systems = ablation_systems(engine)
+    assert "hybrid-hand" not in systems  # no learned fusion on this encoder: nothing to compare
+    assert {"hybrid-nochars", "hybrid-nodense", "hybrid-nolexical", "hybrid-noexact"} <= set(systems)
+    query = "从请求到达开始算，等到第一个输出的时间"
+    engine.weights.chars = 1.0  # the hand fusion runs the chars stage only when it weighs it
+    try:
+        assert any("chars" in h.ranks for h in engine.search(query).hits)
+        with_chars = engine.rank(query)
+        assert systems["hybrid-nochars"](query) != with_chars
+        engine.disabled = frozenset({"chars", "dense"})
+        assert not any({"chars", "dense"} & set(h.ranks) for h in engine.search(query).hits)
+    finally:
+        engine.weights.chars = 0.0
+        engine.disabled = frozenset()
+    engine.fusion = engine._usable(_lexical_only(engine))
+    try:
+        assert "hybrid-hand" in ablation_systems(engine)
+    finally:
+        engine.fusion = None
