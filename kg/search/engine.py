@@ -464,7 +464,7 @@ class SearchEngine:
         (:mod:`kg.evaluation.fusion_train`)."""
         text = clean(query)[: self.MAX_QUERY_CHARS]
         if not fold(text).strip():
-            return [], QueryInfo(cjk=False, topic=False, names=False, long=False)
+            return [], QueryInfo(cjk=False, topic=False, long=False)
         hits, info = self._stages(text, "hybrid", every_stage=True)
         return sorted(hits.values(), key=lambda h: (-h.score, h.term_id)), info
 
@@ -487,7 +487,7 @@ class SearchEngine:
         mention_seeds: set[str] = set()
         names_share = 0.0  # share of the query covered by glossary names (scales the language shift)
         off = self.disabled
-        info = QueryInfo(cjk=has_cjk(text), topic=False, names=False, long=False)
+        info = QueryInfo(cjk=has_cjk(text), topic=False, long=False)
 
         def add(
             stage: str, ranked: list[tuple[str, str | None]], weight: float, raw: list[float] | None = None
@@ -528,7 +528,6 @@ class SearchEngine:
             info = QueryInfo(
                 cjk=info.cjk,
                 topic=bool(spans) and rest <= w.topic_max_words,
-                names=bool(spans or exact),
                 long=rest > w.topic_max_words,
             )
             if spans and rest <= w.topic_max_words:

@@ -47,7 +47,6 @@ class QueryInfo:
 
     cjk: bool  # the query has Chinese characters
     topic: bool  # a short query whose names are its topic (see FusionWeights.topic_max_words)
-    names: bool  # some glossary name occurs in the query
     long: bool  # more than topic_max_words words outside the names
 
 
