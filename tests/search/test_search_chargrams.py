@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from conftest import DOCS
 
-from kg.search import LexicalIndex, Tokenizer
+from kg.search import LexicalIndex
 from kg.search.chargrams import CharGramIndex, char_tokens
 
 
@@ -18,17 +17,19 @@ def test_tokens_are_characters_pairs_and_latin_words() -> None:
     assert char_tokens("連續批處理") == char_tokens("连续批处理")  # folded first
 
 
-def test_finds_a_chinese_paraphrase_that_jieba_words_miss(tokenizer: Tokenizer, index: LexicalIndex) -> None:
+def test_finds_a_chinese_paraphrase_that_jieba_words_miss(
+    index: LexicalIndex, docs: list[tuple[str, str]]
+) -> None:
     # jieba cuts the query into 请求 / 到达 / 开始, and TTFB's "到达客户端" wins on words; the
     # character pair 求到 of "从请求到达到返回…" occurs only in the TTFT definition
     query = "从请求到达开始算"
     assert index.search(query, 1)[0][0] != "ttft"
-    chars = CharGramIndex(DOCS)
+    chars = CharGramIndex(docs)
     assert chars.search(query, 1)[0][0] == "ttft"
 
 
-def test_save_load_is_memory_mapped_and_identical(tmp_path: Path) -> None:
-    chars = CharGramIndex(DOCS)
+def test_save_load_is_memory_mapped_and_identical(tmp_path: Path, docs: list[tuple[str, str]]) -> None:
+    chars = CharGramIndex(docs)
     chars.save(tmp_path / "chars")
     loaded = CharGramIndex.load(tmp_path / "chars")
     assert isinstance(loaded._arrays["data"], np.memmap)
