@@ -35,6 +35,8 @@ FORMAT_VERSION = 1  # bump when char_tokens changes (saved indexes must be rebui
 _META = "meta.json"
 _ARRAYS = ("hashes", "data", "indices", "indptr")
 _SPACES = re.compile(r"\s+")
+MAX_DF_SHARE = 0.02  # tokens in more than this share of the documents are skipped by search…
+MIN_CAP = 2000  # …when that share is above this many documents
 # function characters that pair with everything: as unigrams they only cost time
 _ZH_STOPCHARS = frozenset(w for w in STOPWORDS if len(w) == 1 and not w.isascii())
 
@@ -114,9 +116,14 @@ class CharGramIndex:
         inside = cols < hashes.size
         cols, wanted = cols[inside], wanted[inside]
         cols = cols[hashes[cols] == wanted]  # tokens no document has are left out
+        indptr, indices, data = self._arrays["indptr"], self._arrays["indices"], self._arrays["data"]
+        # a character found in most of a large glossary's documents weighs little and costs a
+        # long posting list: above the cap it is left out (never on a glossary of fewer
+        # documents than MIN_CAP, so the bundled one is scored in full)
+        cap = max(MIN_CAP, int(MAX_DF_SHARE * len(self._doc_ids)))
+        cols = cols[(indptr[cols + 1] - indptr[cols]) <= cap]
         if not cols.size:
             return []
-        indptr, indices, data = self._arrays["indptr"], self._arrays["indices"], self._arrays["data"]
         docs = np.concatenate([indices[indptr[c] : indptr[c + 1]] for c in cols])
         weights = np.concatenate([data[indptr[c] : indptr[c + 1]] for c in cols]).astype(np.float64)
         scores = np.bincount(docs, weights=weights, minlength=len(self._doc_ids))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kg.search import LexicalIndex
 from kg.search.chargrams import CharGramIndex, char_tokens
@@ -37,3 +38,16 @@ def test_save_load_is_memory_mapped_and_identical(tmp_path: Path, docs: list[tup
         assert loaded.search(query, 5) == chars.search(query, 5)
     assert chars.search("zzz", 5) == [] and chars.search("", 5) == []
     assert CharGramIndex([]).search("显存", 3) == []
+
+
+def test_characters_in_too_many_documents_are_skipped_on_large_glossaries(
+    monkeypatch: pytest.MonkeyPatch, docs: list[tuple[str, str]]
+) -> None:
+    chars = CharGramIndex(docs)
+    query = "显存碎片"  # 显 and 存 occur in several definitions, 碎片 only in PagedAttention's
+    full = chars.search(query, 10)
+    assert len(full) > 1
+    monkeypatch.setattr("kg.search.chargrams.MIN_CAP", 1)
+    monkeypatch.setattr("kg.search.chargrams.MAX_DF_SHARE", 0.0)
+    capped = chars.search(query, 10)
+    assert [d for d, _ in capped] == ["paged-attention"]
