@@ -500,6 +500,7 @@ def evaluate_cmd(
     section: str = SectionOpt,
 ) -> None:
     """Recall@1/5 and MRR per query kind and language: hybrid, dense only, BM25 only and txtai, in one run."""
+    from kg.evaluation.ablation import ablation_systems
     from kg.evaluation.dataset import load_queries
     from kg.evaluation.run import check_targets, evaluate, render_markdown
     from kg.search.engine import SearchEngine
@@ -529,22 +530,14 @@ def evaluate_cmd(
         finally:
             dense.shift = shift
 
-    def noexamples(q: str) -> list[str]:
-        # the same engine without the examples stage (kg/search/examples.py)
-        weight, engine.weights.examples = engine.weights.examples, 0.0
-        try:
-            return engine.rank(q, "hybrid", 10)
-        finally:
-            engine.weights.examples = weight
-
     systems = {
         "hybrid": lambda q: engine.rank(q, "hybrid", 10),
         "hybrid-dual": dual,
         "hybrid-noshift": noshift,
-        "hybrid-noexamples": noexamples,
         "dense": lambda q: [t for t, _, _ in dense.search(q, 50)][:10],
         "bm25": lambda q: [d for d, _ in engine.lexical.search(q, 10)],
     }
+    systems.update(ablation_systems(engine))  # hybrid-hand and one row per stage left out
     if txtai:
         from kg.evaluation.txtai_baseline import TxtaiBaseline
         from kg.search.passages import passages
@@ -577,6 +570,33 @@ def evaluate_cmd(
                 "`bm25` and `txtai` were not tuned.\n"
             )
         replace_section(out, section, body, title="Evaluation")
+
+
+FusionOutOpt = typer.Option(
+    None, "--out", help="Where to write the model (default: kg/search/fusion_model.json)."
+)
+
+
+@app.command("train-fusion")
+def train_fusion(artifact: Path = ArtifactOpt, data: Path = DataOpt, out: Path | None = FusionOutOpt) -> None:
+    """Learn the search fusion on the dev queries (never holdout or test) and write its weights as JSON."""
+    from kg.evaluation.dataset import load_queries
+    from kg.evaluation.fusion_train import train
+    from kg.search.engine import SearchEngine
+    from kg.search.fusion import DEFAULT_PATH
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    engine = SearchEngine.for_artifact(g.artifact_dir or artifact, g.terms.values())
+    command = "glossary train-fusion" + ("" if data == DEV_SET else f" --data {data}")
+    with console.status("collecting candidates and fitting…"):
+        model, meta = train(engine, g, load_queries(data), data=str(data), command=command)
+    target = out or DEFAULT_PATH
+    model.save(target)
+    cv = ", ".join(f"C={c}: {v:.4f}" for c, v in meta["cv_mrr"].items())
+    console.print(f"{meta['queries']} queries ({meta['found']} with the gold term among the candidates)")
+    console.print(f"cross-validated MRR@10: {cv}; hand fusion {meta['hand_mrr']:.4f}")
+    console.print(f"C={meta['C']}, train MRR@10 {meta['train_mrr']:.4f} -> {target}")
 
 
 ChatDataOpt = typer.Option(

@@ -326,7 +326,7 @@ class Linker:
             return None
         for query in dict.fromkeys(q for q in (text, alt) if q):
             for hit in self.search(query).hits[:2]:
-                if hit.score < MIN_SEARCH_SCORE:
+                if hit.rrf < MIN_SEARCH_SCORE:
                     break
                 if consistent(text, self.glossary.terms[hit.term_id]):
                     return Link(hit.term_id, "search", hit.score)

