@@ -251,13 +251,15 @@ def test_refusal_model_round_trip(tmp_path: Path) -> None:
         RefusalModel.from_dict(bad)
 
 
+def _toy_examples() -> list[tuple[str, bool]]:
+    """Four in-domain and four out-of-domain questions, five times each."""
+    inside = ("什么是 TTFT", "What is KV cache?", "PagedAttention 原理", "TPOT 是啥")
+    outside = ("今天天气怎么样", "best pizza in town?", "谁赢了世界杯", "how to bake bread")
+    return [(q, True) for q in inside] * 5 + [(q, False) for q in outside] * 5
+
+
 def test_refusal_model_learns_from_examples(glossary: Glossary, engine: SearchEngine) -> None:
-    examples = [
-        (q, True) for q in ("什么是 TTFT", "What is KV cache?", "PagedAttention 原理", "TPOT 是啥")
-    ] * 5
-    examples += [
-        (q, False) for q in ("今天天气怎么样", "best pizza in town?", "谁赢了世界杯", "how to bake bread")
-    ] * 5
+    examples = _toy_examples()
     model = fit_refusal_model(glossary, engine, examples)
     assert model.trained_on["examples"] == 40 and 0.0 < model.threshold < 1.0
     assert model.encoder_id == "hash:64"
@@ -449,12 +451,7 @@ def test_refusal_networks_round_trip_and_answer_with_their_weights() -> None:
 
 
 def test_fitted_refusal_model_has_one_network_per_seed(glossary: Glossary, engine: SearchEngine) -> None:
-    examples = [
-        (q, True) for q in ("什么是 TTFT", "What is KV cache?", "PagedAttention 原理", "TPOT 是啥")
-    ] * 5
-    examples += [
-        (q, False) for q in ("今天天气怎么样", "best pizza in town?", "谁赢了世界杯", "how to bake bread")
-    ] * 5
+    examples = _toy_examples()
     model = fit_refusal_model(glossary, engine, examples)
     assert len(model.networks) == len(HIDDEN_SEEDS)
     assert all(len(net["w1"]) == len(FEATURES) and len(net["w2"]) == HIDDEN_UNITS for net in model.networks)

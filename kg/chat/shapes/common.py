@@ -8,7 +8,7 @@ import re
 from kg.chat.compose import Composer, t
 from kg.chat.context import Ctx
 from kg.chat.intents import Slot
-from kg.chat.linking import Link
+from kg.chat.linking import _EN_STOP, Link
 from kg.chat.model import Answer
 from kg.chat.references import only_pronoun, pronoun_in
 from kg.model import Term
@@ -270,32 +270,8 @@ def described_words(ctx: Ctx, slot: Slot) -> float:
     return len(latin) + sum(1 for ch in remainder if "\u4e00" <= ch <= "\u9fff") / 2
 
 
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "to",
-        "for",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "be",
-        "what",
-        "which",
-        "whats",
-        "what's",
-        "does",
-        "do",
-        "how",
-        "why",
-    ]
-)
+# the linker's English stop words, and the contracted question word
+_FUNCTION_WORDS = _EN_STOP | {"whats", "what's"}
 
 
 def one_term(ctx: Ctx) -> Answer | tuple[Link, Term, Composer]:
