@@ -339,11 +339,12 @@ def _groups_section(report: Mapping[str, Any]) -> list[str]:
     first = next(iter(groups.values()))
     header = ["System"] + [f"{g} (n={first[g]['n']}) {m}" for g in names for m in ("MRR", "R@1")]
     rows = [
-        [name] + [_fmt(by[g][m]) for g in names for m in ("mrr", "recall_at_1")]
+        [name] + [_fmt(by[g][m]) if by[g]["n"] else "–" for g in names for m in ("mrr", "recall_at_1")]
         for name, by in groups.items()
     ]
     kinds = "; ".join(
-        f"{g}: " + ", ".join(f"`{p}*`" for p in prefixes) for g, prefixes in QUERY_GROUPS.items()
+        f"{g}: " + ", ".join(f"`{p}*`" if p.endswith("_") else f"`{p}`" for p in prefixes)
+        for g, prefixes in QUERY_GROUPS.items()
     )
     return [
         "",

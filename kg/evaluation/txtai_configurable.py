@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from embeddings import Encoder
-from kg.evaluation.txtai_baseline import PASSAGE_TAG, QUERY_TAG
+from kg.evaluation.txtai_baseline import PASSAGE_TAG, QUERY_TAG, passive_openmp
 from kg.search.passages import passages, term_document, term_of
 from kg.store import Glossary
 from kg.textnorm import has_cjk
@@ -270,6 +270,7 @@ class TxtaiIndex:
 
         ``names`` are the words the ``-names`` jieba tokenizers add to jieba's dictionary.
         """
+        passive_openmp()
         from txtai import Embeddings  # heavy import (torch): only when an index is built
 
         TxtaiSettings(tokenizer=tokenizer, normalize=normalize)  # validates
