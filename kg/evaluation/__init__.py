@@ -3,6 +3,10 @@
 * :mod:`kg.evaluation.dataset` — :func:`load_queries`, :func:`resolve_gold` (gold names → one term id).
 * :mod:`kg.evaluation.metrics` — recall@1/@5, MRR@10 overall, per kind and per language; latency.
 * :mod:`kg.evaluation.txtai_baseline` — :class:`TxtaiBaseline`, txtai hybrid search with our encoder.
+* :mod:`kg.evaluation.txtai_configurable` — txtai hybrid with a chosen tokenizer, normalisation,
+  documents and dense weight (the ``txtai-tuned`` system).
+* :mod:`kg.evaluation.txtai_tuning` — ``glossary eval-tune-txtai``: those settings chosen on the dev split.
+* :mod:`kg.evaluation.bootstrap` — paired bootstrap intervals and win/loss counts between two systems.
 * :mod:`kg.evaluation.run` — :func:`evaluate`, :func:`render_markdown`, :func:`check_targets`.
 
 Importing this package does not import txtai (nor torch): that happens when a

