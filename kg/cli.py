@@ -704,6 +704,7 @@ ChatSplitOpt = typer.Option(
 DEFAULT_CHAT_SPLITS = (
     "dev=tests/data/chat_blind_dev.jsonl",
     "dev2=tests/data/chat_blind_dev2.jsonl",
+    "dev3=tests/data/chat_blind_dev3.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )

@@ -14,6 +14,7 @@ node of it. The methods below walk the same adjacency without networkx, which is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 #: term id -> neighbour id -> edge key (type, source, target) -> edge, in the order networkx
 #: keeps a MultiGraph's adjacency
+#: What separates the parts of a jointly stated heading: "A / B", "A 与 B", "A、B".
+_JOINT = re.compile(r"\s*(?:/|／|、|\s与\s|与)\s*")
+
 _Adjacency = dict[str, dict[str, dict[tuple[str, str, str], Edge]]]
 
 
@@ -48,7 +52,7 @@ class LookupHit:
 
     term: Term
     name: str
-    match: str  # preferred-label | label | abbreviation | alias (each exact or loose)
+    match: str  # preferred-label | label | abbreviation | alias (each exact or loose) | joint
 
 
 class Glossary:
@@ -224,7 +228,24 @@ class Glossary:
                 hits.append(((offset + r, len(hits)), LookupHit(t, n, self._match_name(kind, r, offset))))
             seen.update(h.term.id for _, h in hits)
         hits.sort(key=lambda x: x[0])
+        if not hits:
+            return self._joint_lookup(text, lang)
         return [h for _, h in hits]
+
+    def _joint_lookup(self, text: str, lang: str | None) -> list[LookupHit]:
+        """A heading the sources state jointly ("AOT 与 JIT", "AllReduce / AllGather / All-to-All")
+        names each of its parts; only when every part is a name (match ``joint``)."""
+        parts = [p for p in _JOINT.split(text.strip()) if p.strip()]
+        if len(parts) < 2:
+            return []
+        out: list[LookupHit] = []
+        for part in parts:
+            found = self.lookup(part, lang)
+            if not found:
+                return []
+            if all(h.term.id != found[0].term.id for h in out):
+                out.append(LookupHit(found[0].term, found[0].name, "joint"))
+        return out
 
     @staticmethod
     def _match_name(kind: str, rank: int, offset: int) -> str:

@@ -10,7 +10,8 @@ from api.schemas.common import TermRef, TermSummary
 class LookupCandidate(TermRef):
     name: str = Field(description="The name that matched.", examples=["TTFT"])
     match: str = Field(
-        description="preferred-label | label | abbreviation | alias, optionally '(loose)'.",
+        description="preferred-label | label | abbreviation | alias, optionally '(loose)'; joint for each "
+        'part of a jointly stated heading ("AOT 与 JIT").',
         examples=["abbreviation"],
     )
 

@@ -91,8 +91,11 @@ def answer(
     )
     resolve_reference(ctx)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
+    # only a referent from the conversation narrows the answer to its neighbours: one named in the
+    # same question ("…没有它缓存的那台机器…") is just another name the question mentions
+    referent = ctx.referent if ctx.used_context else None
     plain = None
-    if ctx.referent and (parsed.intent == "which" or asks_for_remedy(parsed, analysis)):
+    if referent and (parsed.intent == "which" or asks_for_remedy(parsed, analysis)):
         plain = retrieve(linker, analysis, ctx.body_text(substitute=False))
     ctx.decision = decide(
         engine,
@@ -102,8 +105,8 @@ def answer(
         ctx.retrieval,
         unresolved_pronoun=needs_clarification(ctx),
         used_context=ctx.used_context,
-        referent=ctx.referent,
-        neighbours=set(glossary.neighbours(ctx.referent)) if ctx.referent else None,
+        referent=referent,
+        neighbours=set(glossary.neighbours(referent)) if referent else None,
         demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
         in_conversation=context is not None and bool(context.topic),
         plain=plain,

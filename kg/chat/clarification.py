@@ -19,9 +19,12 @@ from kg.textnorm import fold
 __all__ = ["resume_pending"]
 
 _REPLY = re.compile(
-    r"^\s*(?:(?:no|oh|sorry|well|um)[,.!]?\s+)?"
+    r"^\s*(?:(?:no|oh|sorry|well|um|ah|ok|okay)[,.!]?\s+)*"
+    r"(?:(?:抱歉|不好意思|对不起|sorry|哦|噢|嗯|啊)[^，,。.]{0,6}[，,。.]?\s*)?"
     r"(?:i\s+mean(?:t)?|i'm\s+asking\s+about|i\s+am\s+asking\s+about|i\s+was\s+asking\s+about|"
-    r"i'm\s+talking\s+about|the\s+one\s+called|我是说|我说的是|我指的是|我问的是|我想问的是|指的是|说的是|就是)?"
+    r"i\s+want(?:ed)?\s+to\s+ask\s+about|i\s+was\s+talking\s+about|i'm\s+talking\s+about|"
+    r"the\s+one\s+called|我是说|我说的是|我指的是|我问的是|我想问的是|我想问|我要问|我在问|我想知道|"
+    r"指的是|说的是|就是)?"
     r"[\s:：,，]*(?P<name>.+?)[\s。.!！?？]*$",
     re.IGNORECASE,
 )

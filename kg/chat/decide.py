@@ -198,13 +198,27 @@ def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -
         return False
     slot = parsed.slots[0]
     f = parsed.folded
-    for tok, (a, b) in zip(analysis.unknown, analysis.unknown_ranges, strict=True):
+    unknown = list(zip(analysis.unknown, analysis.unknown_ranges, strict=True))
+    unknown += analysis.capitalised
+    for tok, (a, b) in unknown:
         if not (slot.start <= a and b <= slot.end) or _near_name(engine, tok):
             continue
         rest = f[b : slot.end]
-        if not rest.strip() or any(s.start >= b and not f[b : s.start].strip(" -") for s in analysis.spans):
+        if (
+            not rest.strip()
+            or any(s.start >= b and not f[b : s.start].strip(" -") for s in analysis.spans)
+            or _HEAD_NOUN_TAIL.match(rest)
+        ):
             return True
     return False
+
+
+#: What may follow an unknown name that heads a definition's subject: one or two plain words,
+#: then the end or a prepositional tail ("ShardSpill offloading in multi-node serving",
+#: "Quantum KV Lattice technique for long-context serving").
+_HEAD_NOUN_TAIL = re.compile(
+    r"^(?:[\s-]+[a-z][a-z-]*){1,2}\s*(?:$|(?:in|for|on|of|with|at|from|used|inside|within)\b)"
+)
 
 
 def _near_name(engine: SearchEngine, token: str) -> bool:

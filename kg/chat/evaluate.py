@@ -130,8 +130,13 @@ def _resolve(glossary: Glossary, name: str) -> str | None:
 
 
 def _resolve_concept(glossary: Glossary, names: Sequence[str]) -> set[str]:
-    """Every term any of *names* designates (a concept kept as several nodes counts as one)."""
-    return {tid for n in names if (tid := _resolve(glossary, n)) is not None}
+    """Every term any of *names* designates (a concept kept as several nodes counts as one, and
+    so does a heading the sources state jointly, "AOT 与 JIT")."""
+    out: set[str] = set()
+    for n in names:
+        hits = glossary.lookup(n)
+        out |= {h.term.id for h in hits if h.match == "joint"} or {h.term.id for h in hits[:1]}
+    return out
 
 
 def _percentile(values: Sequence[float], q: float) -> float:

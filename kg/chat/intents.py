@@ -54,7 +54,7 @@ class Parsed:
 
 _ZH_PRONOUN = re.compile(
     r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
-    r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这个|这种|这项|这一|这类"
+    r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这玩意儿?|这东西|这个|这种|这项|这一|这类"
 )
 _EN_PRONOUN = re.compile(
     r"\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
@@ -74,11 +74,28 @@ _PLURAL = {
     "those",
     "which one",
 }
-_DEMONSTRATIVE = {"这个", "这种", "这项", "这一", "这类", "该", "this", "these", "those"}
+_DEMONSTRATIVE = {
+    "这个",
+    "这种",
+    "这项",
+    "这一",
+    "这类",
+    "该",
+    "这玩意",
+    "这玩意儿",
+    "这东西",
+    "this",
+    "these",
+    "those",
+}
 
 
 _ORDINAL_ZH = re.compile(
-    r"第(?P<n>[一二三四五12345])(?:个|种|项|者|款|条)|(?P<first>前一个|前一种|头一个)|(?P<last>后一个|后一种|最后一个|最后那个)"
+    r"(?:第(?P<n>[一二三四五12345])(?:个|种|项|者|款|条)|(?P<first>前一个|前一种|头一个)|(?P<last>后一个|后一种|最后一个|最后那个))"
+    # a pronoun when it stands for an item ("第二个的核心想法", "后一个呢"), not when it determines a
+    # noun ("第一个请求特别慢")
+    r"(?![\u4e00-\u9fff](?<![是的呢和跟与及为有在用要会能比怎吗吧啊呀嘛更最又还也都就才只叫属对不没该主一适分差区跑做负干支占靠先快慢好贵省大小高低强弱])"
+    r"|[a-z0-9])"
 )
 _ORDINAL_EN = re.compile(
     r"\bthe (?:(?P<n>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)|(?P<last>last|latter))"
@@ -154,7 +171,7 @@ def is_demonstrative(p: Pronoun) -> bool:
 # --- frames --------------------------------------------------------------------------------
 
 _LEAD = re.compile(
-    r"^(?:\s*(?:那么|那|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|"
+    r"^(?:\s*(?:那么|那|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
     r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello)\b)[\s,.!:;~-]*)+",
 )
 _TRAIL = re.compile(r"[\s?.!~。？！…]+$")
@@ -162,7 +179,17 @@ _CLAUSE = re.compile(
     r"\s*[,;:，；：]\s*|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
 _ARTICLE = re.compile(r"^(an?|the)\s+")
+# "… in English please", "…，谢谢", "用中文讲讲": how to answer, not what about
+_POLITE_END = re.compile(r"(?:[\s,，]*(?:please|pls|thanks|thank you|thx|谢谢|谢啦|多谢))+$")
+_MANNER_END = re.compile(
+    r"(?:(?:\s+|(?<=[\u4e00-\u9fff]))(?:in (?:plain |simple )?(?:english|chinese|terms|words|detail)|briefly|simply|for me|for a beginner)"
+    r"|(?:用|请用)(?:中文|英文|英语|汉语)(?:解释|说|讲|回答|介绍)?(?:一下|下)?|(?:简单|详细)(?:说|讲|解释|介绍)(?:说|讲)?(?:一下|下)?)+$"
+)
 _ZH_FILLER_END = re.compile(r"(呢|吗|啊|呀|嘛|吧)+$")
+# adverbs between a slot and its frame ("模型并行一般有哪几种方式"): not part of the name
+_ZH_ADVERB_END = re.compile(
+    r"(?<=[\u4e00-\u9fffa-z0-9])(?:一般来说|一般|通常|主要|大概|大致|到底|究竟|具体|目前|现在)+$"
+)
 
 # Each frame: (intent, facet, regex). Named groups a/b/x are slots. Order matters.
 _ZH_NAME = r"(?:中文|汉语|英文|英语)"
@@ -218,6 +245,19 @@ _f(
 )
 _f("abbreviation", None, r"^(?:expand|spell out) (?:the )?(?:acronym |abbreviation )?(?P<x>.+)$")
 _f("abbreviation", None, r"^(?P<x>.+?) stands? for what$")
+# "冷启动具体包括哪些时间", "TCO 都包括哪些成本": what the term's own definition lists
+_f(
+    "definition",
+    None,
+    r"^(?P<x>[^,，、]+?)(?:都|具体|主要|一般|通常)*(?:包括|包含|涵盖|囊括)(?:了)?(?:哪些|哪几(?:个|种|类|项|部分)|什么)",
+)
+# "…比训练完再量化更高…的方法叫什么": a description that asks for a name, whatever it compares
+_f(
+    "which",
+    None,
+    r"^(?P<x>.{6,}?)(?:的)?(?:方法|技术|做法|机制|指标|模型|概念|术语|阶段|框架|引擎|格式|方案|东西|现象|结构)"
+    r"(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字)$",
+)
 # comparisons
 _CMP_ZH = r"(?:区别|差别|差异|不同|异同|分别|不一样)"
 _f(
@@ -367,10 +407,14 @@ _f(
 _f("which", None, r"^(?P<x>.*(?:那种|那个|那类|那一种|那款|那套|那项).+?)(?:是什么|是啥|指什么)$")
 _f("which", None, r"^(?:用|靠|拿|有)什么(?P<x>.+)$")
 _f("which", None, r"^which\b(?P<x>.+)$")
+_f("which", None, r"^what (?:kind|type|sort)s? of (?P<x>.+)$")
 _f(
     "which",
     None,
-    rf"^what(?:'s| is| are)? (?:the )?(?:name (?:of|for) (?:the )?|term for (?:the )?)?{_WHICH_EN_NOUN}\b(?P<x>.+)$",
+    # "what technique fixes …", "what's the metric for …" — not "what is cache-aware routing" or
+    # "what is model parallelism", where the noun opens a name: with a verb, the article is needed
+    rf"^what(?:(?:'s| is| are) (?:the |a |an )| )(?:name (?:of|for) (?:the )?|term for (?:the )?)?"
+    rf"{_WHICH_EN_NOUN}\b(?P<x>.+)$",
 )
 _f("which", None, r"^what (?:do you|do we|do people|does one) call (?P<x>.+)$")
 _f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) for (?P<x>.+)$")
@@ -416,7 +460,7 @@ _f(
     "definition",
     None,
     r"^(?P<x>.+?)(?:又|还|到底|究竟)?(?:是什么意思|什么意思|的意思是什么|的意思|是什么东西|是什么|是啥|是指什么|指什么|指的是什么|"
-    r"是在干什么|在干什么|是在干嘛|是干什么的|是干什么用的|是干嘛的|是干嘛用的|是做什么的|是干啥的|是做什么用的|干什么用的|是怎么定义的|怎么定义|如何定义|"
+    r"是在干什么|在干什么|是在干嘛|在做什么|是在做什么|在干嘛|是干什么的|是干什么用的|是干嘛的|是干嘛用的|是做什么的|是干啥的|是做什么用的|干什么用的|是怎么定义的|怎么定义|如何定义|"
     r"的定义是什么|的定义|是个啥|是何物|怎么理解|如何理解)",
 )
 _f(
@@ -438,19 +482,22 @@ _REL_CONTEXT = re.compile(
 _WHICH_RELATION = re.compile(
     r"属于|对应|组成|构成|依赖|采用|用在|在用|用于|搭配|配合|基于|包含|包括|用到|支持|"
     r"\b(?:tied to|depends? on|adopted|belongs? to|part of|consists? of|made of|made up of|used (?:by|in|with)|"
-    r"relies on|fits? (?:relative|into)|supports?|includes?|contains?)\b"
+    r"relies on|fits? (?:relative|into)|supports?|includes?|contains?|specific to|designed for|built for|meant for|"
+    r"intended for|tailored (?:to|for))\b"
 )
 
 
 LIST_CLASS_TAIL = re.compile(
-    r"(?:的)?(?:常见|主要)?(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派)$|"
-    r"\s+(?:methods?|strategies|strategy|techniques?|approaches|types?|kinds?|variants?|schemes?|options?|families|"
-    r"formats?|algorithms?)$"
+    r"(?:的)?(?:常见|主要|典型)?(?:的)?(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派|"
+    r"例子|示例|代表|产品)$|"
+    r"(?:^|\s+)(?:methods?|strategies|strategy|techniques?|approaches|types?|kinds?|variants?|schemes?|options?|families|"
+    r"formats?|algorithms?|examples?)$"
 )
 
 
+_SENTENCE_END = re.compile(r"[?？](?=.)")
 _CLAUSE_SPLIT = re.compile(
-    r"[:：;；]\s*|[,，]\s*(?=(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有))"
+    r"[:：;；]\s*|[,，]\s*(?=(?:一般|通常|那么|那|到底|究竟|应该|又|还|我该|该)?(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有|这玩意|这东西|它))"
 )
 
 
@@ -463,6 +510,11 @@ def _body(folded: str) -> tuple[int, int]:
     t = _TRAIL.search(folded, start)
     if t:
         end = t.start()
+    p = _POLITE_END.search(folded, start, end)
+    if p and p.start() > start:
+        end = p.start()
+        t = _TRAIL.search(folded, start, end)
+        end = t.start() if t else end
     f = _ZH_FILLER_END.search(folded[start:end])
     if f:
         end = start + f.start()
@@ -482,9 +534,15 @@ def _trim_slot(text: str, start: int) -> Slot | None:
         start += a.end()
         text = text[a.end() :]
     text = text.rstrip(" \"'“”‘’「」`《》<>?？.。!！")
+    manner = _MANNER_END.search(text)
+    if manner and manner.start() > 0:
+        text = text[: manner.start()].rstrip(" ,，")
     f = _ZH_FILLER_END.search(text)
     if f:
         text = text[: f.start()]
+    adverb = _ZH_ADVERB_END.search(text)
+    if adverb:
+        text = text[: adverb.start()]
     if not text.strip():
         return None
     return Slot(text, start, start + len(text))
@@ -526,6 +584,17 @@ def parse(question: str) -> Parsed:
             intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
         return parsed
+    # "冷启动具体包括哪些时间？我们 scale-to-zero 之后第一个请求特别慢。": the question is one sentence
+    # of several; the others give context
+    for m in _SENTENCE_END.finditer(body):
+        if m.end() >= len(body):
+            continue
+        sentence = parse(folded[s : s + m.start() + 1])
+        if sentence.matched:
+            parsed.intent, parsed.facet = sentence.intent, sentence.facet
+            parsed.slots, parsed.matched = sentence.slots, True
+            parsed.pronouns = [p for p in parsed.pronouns if p.start < s + m.end()] or parsed.pronouns
+            return parsed
     # "Back to that metric: how does it differ from plain throughput?": a lead-in clause hides the
     # frame of the question proper; try the clauses after a break, last first
     for m in reversed(list(_CLAUSE_SPLIT.finditer(body))):

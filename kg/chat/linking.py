@@ -193,6 +193,14 @@ def _is_name_like(token: str) -> bool:
     return False
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;,，。！？：；]\s*)\W*$")
+
+
+def _is_capitalised(token: str) -> bool:
+    """ "Marlin", "Lattice": an initial capital and lower case after it."""
+    return len(token) >= 3 and token[0].isupper() and token[1:].isalpha() and token[1:].islower()
+
+
 def _modified_name(token: str, pos: int, spans: list[Span]) -> bool:
     """A known name with plain lower-case words hyphenated to it ("TPU-native", "vLLM-based"):
     a mention of that name, not a new one ("FlashAttention-9", "Mamba-3" and "Mirror-MoE" stay
@@ -231,6 +239,11 @@ class Analysis:
     unknown: list[str] = field(default_factory=list)  # name-shaped words the glossary lacks
     unknown_ranges: list[tuple[int, int]] = field(default_factory=list)  # folded offsets
     pronouns: list[Pronoun] = field(default_factory=list)  # anaphoric ones only
+    # capitalised words inside a sentence that no glossary text uses ("the Marlin kernel"): names,
+    # though not shaped like one. Only the made-up-subject rule of kg/chat/decide.py reads them;
+    # they are not in ``unknown``, since a question may well mention a product the glossary does
+    # not list ("serve Mistral with vLLM")
+    capitalised: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
 
 
 class Linker:
@@ -261,6 +274,7 @@ class Linker:
         spans = self.engine.matcher.find_mentions(folded)
         unknown: list[str] = []
         ranges: list[tuple[int, int]] = []
+        capitalised: list[tuple[str, tuple[int, int]]] = []
         cursor = 0
         for m in _TOKEN.finditer(parsed.question):
             tok = m.group(0).strip("'’.-")
@@ -271,10 +285,14 @@ class Linker:
             if pos < 0:
                 continue
             cursor = pos + len(key)
-            if not _is_name_like(tok):
-                continue
             covered = any(s.start <= pos and pos + len(key) <= s.end for s in spans)
-            if covered or key in self.vocabulary or _modified_name(tok, pos, spans):
+            if covered or key in self.vocabulary:
+                continue
+            if not _is_name_like(tok):
+                if _is_capitalised(tok) and not _SENTENCE_START.search(parsed.question[: m.start()]):
+                    capitalised.append((tok, (pos, pos + len(key))))
+                continue
+            if _modified_name(tok, pos, spans):
                 continue
             unknown.append(tok)
             ranges.append((pos, pos + len(key)))
@@ -285,7 +303,7 @@ class Linker:
             if not _appositive(p, spans, folded) and not _determiner(p, spans, folded)
         ]
         pronouns = [p for p in pronouns if not any(s.start <= p.start < s.end for s in spans)]
-        return Analysis(spans, unknown, ranges, pronouns)
+        return Analysis(spans, unknown, ranges, pronouns, capitalised)
 
     # --- slots ---------------------------------------------------------------------------------
     def spans_in(self, analysis: Analysis, slot: Slot) -> list[Span]:

@@ -94,7 +94,9 @@ def resolve_reference(ctx: Ctx) -> None:
 
 
 _PRONOUN_FILLER = re.compile(
-    r"^(?:那么|那|的|呢|和|与|跟|and|so|then|about|how about|what about|\s)*$", re.IGNORECASE
+    r"^(?:那么|那|的|呢|和|与|跟|是不是|是否|会不会|能不能|真的|and|so|then|about|how about|what about|is|"
+    r"really|\s)*$",
+    re.IGNORECASE,
 )
 
 

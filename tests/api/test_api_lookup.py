@@ -63,3 +63,14 @@ def test_query_limit_from_settings(make_client: Any, assert_error: Any) -> None:
     assert client.get("/v1/lookup", params={"label": "ttft"}).status_code == 200
     assert_error(client.get("/v1/lookup", params={"label": "x" * 14}), 404, "term_not_found")  # 20 chars
     assert_error(client.get("/v1/lookup", params={"label": "x" * 15}), 422, "invalid_request")
+
+
+def test_lookup_joint_heading_names_each_part(client: TestClient) -> None:
+    """A heading the sources state jointly ("AOT 与 JIT") finds each part; a part nothing names
+    finds nothing rather than half the heading."""
+    body = client.get("/v1/lookup", params={"label": "AOT 与 JIT"}).json()
+    assert body["id"] == "ahead-of-time"
+    assert body["match"] == "joint"
+    assert [c["id"] for c in body["candidates"]] == ["just-in-time"]
+    missing = client.get("/v1/lookup", params={"label": "TTFT / frobnicator"})
+    assert missing.status_code == 404

@@ -21,6 +21,8 @@ def _is_name(text: str) -> bool:
         ("What does it stand for?", "oh, I meant TTFT.", "what does TTFT stand for?"),
         ("它和 TPOT 有什么区别？", "我是说 TTFT", "TTFT 和tpot有什么区别?"),
         ("它的英文名是什么", "「KV cache」", "KV cache 的英文名是什么"),
+        ("那它呢？", "抱歉没说清，我想问 TTFT。", "那 TTFT 呢?"),
+        ("What does it stand for?", "Sorry, I wanted to ask about TTFT", "what does TTFT stand for?"),
     ],
 )
 def test_a_name_reply_fills_the_pronoun(pending: str, reply: str, resumed: str) -> None:

@@ -112,7 +112,12 @@ def test_dataset_gold_names_all_resolve(glossary: Glossary, chat_eval_path: Path
 
 @pytest.mark.parametrize(
     ("name", "size"),
-    [("chat_blind_dev.jsonl", 300), ("chat_blind_dev2.jsonl", 250), ("chat_blind_test.jsonl", 300)],
+    [
+        ("chat_blind_dev.jsonl", 300),
+        ("chat_blind_dev2.jsonl", 250),
+        ("chat_blind_dev3.jsonl", 230),
+        ("chat_blind_test.jsonl", 300),
+    ],
 )
 def test_blind_splits_resolve(glossary: Glossary, name: str, size: int) -> None:
     """Every concept a blind turn cites resolves to some term (a concept may list several names)."""

@@ -92,9 +92,10 @@ def test_pronouns(question: str, pronouns: list[tuple[str, str]]) -> None:
 def test_which_follow_up_asks_for_another_term() -> None:
     # "which X … it": the answer is the X, not the term under discussion (issue 9)
     assert parse("它靠哪种集合通信把结果汇总？").intent == "which"
-    assert parse("Which model architecture is it specific to?").intent == "which"
+    assert parse("Which collective does it use to combine the results?").intent == "which"
     # a named subject with a relation verb is a relation question about that subject
     assert parse("AWQ 属于哪一类量化方法").intent == "relation"
+    assert parse("Which model architecture is it specific to?").intent == "relation"
     assert parse("Which engines have adopted FlashInfer?").intent == "relation"
     # the same words without a pronoun do not make a relation question
     assert parse("什么是集合通信？").intent == "definition"
@@ -126,3 +127,65 @@ def test_expanding_an_abbreviation_in_chinese() -> None:
     for q, x in [("SIMT 拆开来是什么", "simt"), ("RoCEv2 这串字母展开是什么", "rocev2")]:
         p = parse(q)
         assert (p.intent, [s.text for s in p.slots]) == ("abbreviation", [x]), q
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "slots"),
+    [
+        # "what is <noun>…" opens a name, not a "which" question, unless an article follows the verb
+        ("What is cache-aware routing?", "definition", ["cache-aware routing"]),
+        ("What is model parallelism?", "definition", ["model parallelism"]),
+        ("What technique fixes KV cache fragmentation?", "which", ["fixes kv cache fragmentation"]),
+        ("What is the name of the engine built on RadixAttention?", "which", ["built on radixattention"]),
+        (
+            "What kind of model uses every parameter for each token?",
+            "which",
+            ["model uses every parameter for each token"],
+        ),
+        # how to answer is not what the question is about
+        ("Explain 分离式推理 in English please.", "definition", ["分离式推理"]),
+        ("What is KV cache, please?", "definition", ["kv cache"]),
+        ("张量并行是什么？用中文解释一下", "definition", ["张量并行"]),
+        ("What is TTFT called in English?", "definition", ["ttft"]),
+        # adverbs between the subject and the frame
+        ("模型并行一般有哪几种方式？", "listing", ["模型并行"]),
+        ("推理引擎到底在做什么？", "definition", ["推理引擎"]),
+        # what a term's definition lists
+        ("冷启动具体包括哪些时间？", "definition", ["冷启动"]),
+        # a description asking for a name, whatever it compares on the way
+        (
+            "训练时就模拟量化误差、精度比训练完再量化更高的方法叫什么？",
+            "which",
+            ["训练时就模拟量化误差、精度比训练完再量化更高"],
+        ),
+    ],
+)
+def test_frames_generalise(question: str, intent: str, slots: list[str]) -> None:
+    p = parse(question)
+    assert (p.intent, [s.text for s in p.slots]) == (intent, slots)
+
+
+def test_the_question_sentence_among_context_sentences() -> None:
+    p = parse("冷启动具体包括哪些时间？我们 scale-to-zero 之后第一个请求特别慢。")
+    assert (p.intent, [s.text for s in p.slots]) == ("definition", ["冷启动"])
+    assert p.pronouns == []  # "第一个请求" determines a noun: no ordinal reference
+
+
+def test_a_lead_in_clause_before_the_how() -> None:
+    p = parse("模型一张卡放不下，又希望单用户延迟尽量低，一般怎么把它拆到多卡上？")
+    assert p.intent == "howto_why"
+    p = parse("老板让我算 TCO，这玩意儿都包括哪些成本？")
+    assert p.intent == "definition" and [x.text for x in p.pronouns] == ["这玩意儿"]
+
+
+@pytest.mark.parametrize(
+    ("question", "ordinals"),
+    [
+        ("第二个的核心想法是什么", ["第二个"]),
+        ("后一个呢", ["后一个"]),
+        ("前一个和后一个分工有什么不同", ["前一个", "后一个"]),
+        ("第一个请求特别慢", []),
+    ],
+)
+def test_chinese_ordinals_stand_for_items_not_determine_nouns(question: str, ordinals: list[str]) -> None:
+    assert [p.text for p in parse(question).pronouns if p.ref.startswith("ord:")] == ordinals

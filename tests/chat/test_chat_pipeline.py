@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -198,6 +199,9 @@ def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: Sea
         ("What is the difference between ZeRO-Infinity and tensor parallelism?", "exact"),  # one side is
         ("有哪些量化方法？", "exact"),  # the listing's head is a name
         ("What is Mamba-3 attention?", "unknown_name"),  # a name nothing resembles
+        # a capitalised word no glossary text uses heads the subject
+        ("What is the Marlin kernel for INT4 inference?", "unknown_name"),
+        ("What is ShardSpill offloading in multi-node serving?", "unknown_name"),
     ],
 )
 def test_decision_rules_before_the_model(
@@ -211,6 +215,45 @@ def test_decision_rules_before_the_model(
 def test_typo_of_a_name_is_not_a_made_up_name(glossary: Glossary, engine: SearchEngine) -> None:
     a = answer(glossary, engine, "What is RadixAtention?")
     assert a.decision["reason"] != "unknown_name"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the Google TPU?",  # capitalised, but the glossary's own text uses it
+        "Explain 分离式推理 in English please.",  # the language asked for is no subject
+    ],
+)
+def test_known_words_are_no_made_up_subject(glossary: Glossary, engine: SearchEngine, question: str) -> None:
+    a = answer(glossary, engine, question)
+    assert a.decision["reason"] != "unknown_name" and a.grounded
+
+
+def test_only_a_referent_from_the_conversation_narrows_the_answer(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "…没有它缓存的那台机器…": 它 points into the question, so decide gets no referent and the
+    remedy is not limited to one term's neighbours; a real follow-up passes the conversation's
+    term as the referent."""
+    import kg.chat.bot as bot
+
+    seen: list[str | None] = []
+    real = bot.decide
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("referent"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bot, "decide", spy)
+    state = ConversationState()
+    answer(glossary, engine, "What is deployment?", context=state)
+    q = "多副本部署，同一个会话的下一轮老被分到没有它缓存的那台机器上，怎么优化？"
+    answer(glossary, engine, q, context=state)
+    assert seen[-1] is None
+    state = ConversationState()
+    answer(glossary, engine, "PagedAttention 是什么？", context=state)
+    answer(glossary, engine, "哪个推理引擎最早就是靠它起家的？", context=state)
+    assert seen[-1] == "pagedattention"
 
 
 # --- finish --------------------------------------------------------------------------------------------

@@ -25,7 +25,13 @@ def _rows(path: Path) -> list[dict]:
 def evaluated_questions() -> set[str]:
     """Every question of every evaluation split."""
     seen: set[str] = set()
-    for name in ("chat_blind_dev.jsonl", "chat_blind_dev2.jsonl", "chat_blind_test.jsonl", "chat_eval.jsonl"):
+    for name in (
+        "chat_blind_dev.jsonl",
+        "chat_blind_dev2.jsonl",
+        "chat_blind_dev3.jsonl",
+        "chat_blind_test.jsonl",
+        "chat_eval.jsonl",
+    ):
         seen |= {t["user"].strip() for conv in _rows(HERE / name) for t in conv["turns"]}
     for name in ("retrieval_dev.jsonl", "retrieval_holdout.jsonl", "retrieval_test.jsonl"):
         seen |= {q["query"].strip() for q in _rows(HERE / name)}

@@ -50,6 +50,12 @@ def listing(ctx: Ctx) -> Answer:
         )
         ctx.linked_by = "listing"
         named = [n for n in named if n != central]
+    if central is None and not LIST_CLASS_TAIL.sub("", slot.text).strip() and ctx.state and ctx.state.topic:
+        # "有哪些常见的例子？" after a question about inference engines: kinds of the topic
+        central, ctx.linked_by, head_text = ctx.state.topic[0], "context", ""
+    if central is None and ctx.decision is not None and ctx.decision.candidate:
+        # "模型并行有哪几种方式": no name for the class, but the search found its central term
+        central, ctx.linked_by = ctx.decision.candidate, "search"
     if central is None:
         return refuse(ctx)
     ctx.focus = [central]
