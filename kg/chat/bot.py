@@ -26,6 +26,7 @@ No language model is involved: every sentence is a template around quoted graph 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 
@@ -38,7 +39,7 @@ from kg.chat.intents import Parsed, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
-from kg.chat.references import needs_clarification, resolve_reference
+from kg.chat.references import choice_terms, listed_terms, needs_clarification, resolve_reference
 from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import retrieve
 from kg.chat.shapes import clarify, shape
@@ -106,11 +107,12 @@ def answer(
         unresolved_pronoun=needs_clarification(ctx),
         used_context=ctx.used_context,
         referent=referent,
-        neighbours=set(glossary.neighbours(referent)) if referent else None,
+        neighbours=_near(glossary, referent) if referent else None,
         demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
         in_conversation=context is not None and bool(context.topic),
         plain=plain,
         near_of=lambda t: set(glossary.neighbours(t)),
+        listed=choice_terms(parsed.folded, analysis.spans),
     )
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
@@ -123,7 +125,7 @@ def answer(
     else:
         result = shape(ctx)
     result = polish(result, q)
-    result.mentioned = list(ctx.retrieval.named)
+    result.mentioned = listed_terms(ctx.parsed.folded, ctx.analysis.spans)
     d = ctx.decision
     result.decision = {
         "action": d.action if subject is None else "answer",
@@ -167,3 +169,19 @@ def _reasked(
     old = spans[0]
     f = before.folded
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
+
+
+def _near(glossary: Glossary, term_id: str) -> set[str]:
+    """The terms a follow-up "which" question about *term_id* picks from: its graph neighbours,
+    and the terms whose English name extends its own ("Autoscaling" → "Autoscaling window"),
+    which the sources may define without an edge between them."""
+    near = set(glossary.neighbours(term_id))
+    label = (glossary.terms[term_id].labels.get("en") or "").lower()
+    if len(label) >= 4:
+        rx = re.compile(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])")
+        near |= {
+            t.id
+            for t in glossary.terms.values()
+            if t.id != term_id and rx.search((t.labels.get("en") or "").lower())
+        }
+    return near

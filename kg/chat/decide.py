@@ -121,8 +121,15 @@ def _candidate(
     neighbours: set[str],
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
+    listed: list[str] | None = None,
 ) -> str | None:
+    listed = listed or []
     exclude: list[str] = []
+    if parsed.intent == "which" and len(listed) >= 2 and not referent:
+        # "TP 和 PP 里，哪一个对卡间通信要求更高？": a choice among the terms the question lists,
+        # the one whose text the question's description fits best
+        order = [h.term_id for h in retrieval.hits]
+        return min(listed, key=lambda t: order.index(t) if t in order else len(order))
     if parsed.intent == "which" or asks_for_remedy(parsed, analysis):
         exclude = [*retrieval.named, *([referent] if referent else [])]
         attribute = _ASKS_ATTRIBUTE.search(parsed.folded)
@@ -137,8 +144,8 @@ def _candidate(
             # when no neighbour fits, the question is about that term itself ("第三个是哪家出的").
             # Neighbours are ranked by the question without the referent's name, whose words
             # would pull its look-alikes up ("KV cache 的显存碎片…" → capacity-bound).
-            ranking = (plain or retrieval).hits
-            near = [h.term_id for h in ranking if h.term_id in neighbours and h.term_id not in exclude]
+            ranking = [h.term_id for h in (plain or retrieval).hits if h.term_id not in exclude]
+            near = [t for t in ranking if t in neighbours]
             # "哪个推理引擎…": a class the question names narrows the answer to its members
             classes = [t for t in retrieval.named if t != referent]
             if near_of is not None and classes:
@@ -247,19 +254,21 @@ def decide(
     in_conversation: bool = False,
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
+    listed: list[str] | None = None,
 ) -> Decision:
     """Apply the rules of the module docstring to one question.
 
     *plain* is the search of the question without its pronouns' referent, and *near_of* the
     graph neighbours of a term: a follow-up "which" question picks among the referent's
-    neighbours with them.
+    neighbours with them. *listed* are the terms the question offers as a list ("TP 和 PP 里，
+    哪一个…"): a "which" question then picks one of them.
     """
     body = parsed.body.text if parsed.body else parsed.folded
     if not body.strip():
         return Decision("refuse", False, "empty")
     if unresolved_pronoun:
         return Decision("clarify", True, "clarify")
-    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of)
+    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
     if used_context:

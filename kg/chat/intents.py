@@ -54,12 +54,14 @@ class Parsed:
 
 _ZH_PRONOUN = re.compile(
     r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
+    r"|(?:另一个|另外一个|另一种|另外那个)(?=的|呢|是|怎|为|有|在|又|还|[？?，,。]|$)"
     r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这玩意儿?|这东西|这个|这种|这项|这一|这类"
 )
 _EN_PRONOUN = re.compile(
-    r"\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
+    r"\bthe other one\b|\bthe other(?=\s*(?:[?.!,;:]|$))|\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
+_OTHER = {"另一个", "另外一个", "另一种", "另外那个"}
 _PLURAL = {
     "它们",
     "这两者",
@@ -152,12 +154,16 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue
         t = m.group(0)
         ref = "former" if t == "前者" else "latter" if t == "后者" else "both" if t in _PLURAL else "topic"
+        if t in _OTHER:
+            ref = "other"
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_PRONOUN.finditer(folded):
         if any(a <= m.start() < b for a, b in taken):
             continue
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
+        if t.startswith("the other"):
+            ref = "other"
         if t in _PLURAL or t.endswith(" two") or t.startswith("which of"):
             ref = "both"
         out.append(Pronoun(t, m.start(), m.end(), ref))
@@ -421,6 +427,27 @@ _f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) fo
 _f("which", None, r"^(?P<x>.+?) (?:is|are) called what$")
 _f("which", None, r"^what(?:'s| is| are) (?:the )?(?P<x>.+?) called$")
 _f("which", None, r"^(?P<x>.+\bwhich\b.+)$")
+# descriptions that ask for the term playing a role, with no "which" in them: "what connects the
+# nodes to each other?", "And the variant that only pools host memory?", "那专门做矩阵乘加的那块呢？",
+# "有没有只用主机内存的类似做法？"
+_f(
+    "which",
+    None,
+    r"^what (?!(?:is|are|was|were|does|do|did|about|if|else|happens|happened|means|meant|makes|made|causes|caused|"
+    r"would|should|could|can|will|kind|type|sort|kinds|types|counts|count)\b)(?P<x>[a-z][a-z-]*(?:s|ed) .+)$",
+)
+_f(
+    "which",
+    None,
+    r"^what (?:was|is|were|are) the (?P<x>(?:default|usual|standard|typical|original|previous|older|earlier|newer|"
+    r"alternative|replacement|successor|predecessor) .+)$",
+)
+_f(
+    "which",
+    None,
+    r"^the (?P<x>(?:[a-z0-9-]+ ){0,4}?[a-z0-9-]+ (?:that|which|who|where|it|its|they|their|in the|of the|for the|"
+    r"on the|inside|behind|used|using|between|before|after)\b.*)$",
+)
 # how / why
 _f(
     "definition",
@@ -470,6 +497,24 @@ _f(
     r"what do you know about|what do you mean by|what does) (?P<x>.+?)(?: (?:mean|means|do|does|called|refer to|refers to))?$",
 )
 
+# last, when no other frame matched: a Chinese description that ends in 的 ("那专门做矩阵乘加的那块呢"),
+# or asks whether there is a method ("有没有只用主机内存的类似做法")
+_f(
+    "which",
+    None,
+    r"^(?!.*(?:是|怎么|怎样|如何|为什么|为啥|干嘛|干什么|什么|哪))(?P<x>[^,，]{2,}?的(?:那个|那块|那种|那一种|那部分|那层|那款|那类|那一个|那套|那项)?)$",
+)
+_f(
+    "which",
+    None,
+    r"^(?!.*(?:是|怎么|怎样|如何|为什么|为啥|干嘛|干什么|什么|哪))(?P<x>.*的(?:那种|那个|那类|那款|那套|那项|那块)[\u4e00-\u9fffa-z0-9\s-]{1,8})$",
+)
+_f(
+    "which",
+    None,
+    r"^有没有(?P<x>.+?)(?:的)?(?:类似|现成)?的?(?:做法|方案|办法|工具|技术|实现|库|框架|方法|机制|格式|指标)$",
+)
+
 _REL_CONTEXT = re.compile(
     r"对应|对标|起家|组成|基于|依赖|属于|配合|搭配|构成|"
     r"(?:哪个|哪种|哪些|哪一个|哪一种|什么)(?:\w{0,3})(?:引擎|机制|芯片|指标|阶段|实现|技术|方法|标准|架构|协议|通信|框架|硬件|单元|组件|模型|库)|"
@@ -497,8 +542,16 @@ LIST_CLASS_TAIL = re.compile(
 
 _SENTENCE_END = re.compile(r"[?？](?=.)")
 _CLAUSE_SPLIT = re.compile(
-    r"[:：;；]\s*|[,，]\s*(?=(?:一般|通常|那么|那|到底|究竟|应该|又|还|我该|该)?(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有|这玩意|这东西|它))"
+    r"[:：;；]\s*|\s+[—–-]{1,2}\s+|——|[,，]\s*(?=(?:一般|通常|那么|那|到底|究竟|应该|又|还|我该|该)?(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有|这玩意|这东西|它))"
 )
+
+
+_DASH = re.compile(r"\s+[—–-]{1,2}\s+|——")
+
+
+def _short_lead(lead: str, rest: str) -> bool:
+    """A lead of at most three words and a rest with no pronoun to point back at it."""
+    return len(lead.split()) <= 3 and not find_pronouns(rest)
 
 
 def _body(folded: str) -> tuple[int, int]:
@@ -598,6 +651,10 @@ def parse(question: str) -> Parsed:
     # "Back to that metric: how does it differ from plain throughput?": a lead-in clause hides the
     # frame of the question proper; try the clauses after a break, last first
     for m in reversed(list(_CLAUSE_SPLIT.finditer(body))):
+        if _DASH.fullmatch(m.group(0)) and _short_lead(body[: m.start()], body[m.end() :]):
+            # "And FLOPS - is the peak figure what I'll actually get?": a bare name before the
+            # dash is the subject of what follows, not a lead-in to drop
+            continue
         sub = parse(folded[s + m.end() : e]) if m.end() < len(body) else None
         if sub is not None and sub.matched:
             shift = s + m.end()

@@ -11,12 +11,23 @@ term is meant instead of guessing.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from kg.chat.context import Ctx
 from kg.chat.intents import Pronoun, Slot, is_demonstrative
+from kg.search.labels import Span
+from kg.textnorm import has_cjk
 
-__all__ = ["needs_clarification", "only_pronoun", "overlaps", "pronoun_in", "resolve_reference"]
+__all__ = [
+    "choice_terms",
+    "listed_terms",
+    "needs_clarification",
+    "only_pronoun",
+    "overlaps",
+    "pronoun_in",
+    "resolve_reference",
+]
 
 _TOPIC_SWITCH = re.compile(
     r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
@@ -58,7 +69,7 @@ def resolve_reference(ctx: Ctx) -> None:
     if p.ref.startswith("ord:"):
         # "第二个" / "the second one": the user's own order, in this question or the last one naming several
         k = int(p.ref[4:])
-        here = list(dict.fromkeys(s.term_id for s in spans if s.end <= p.start))
+        here = listed_terms(ctx.parsed.folded, [s for s in spans if s.end <= p.start])
         in_question = len(here) >= 2
         pool = here if in_question else (state.named or state.pair if state is not None else [])
         if not pool and state is not None and state.topic and k in (0, -1):
@@ -66,6 +77,13 @@ def resolve_reference(ctx: Ctx) -> None:
         if pool and -len(pool) <= k < len(pool):
             ctx.referent = pool[k]
             ctx.used_context = not in_question
+        return
+    if p.ref == "other":
+        # "那另一个的主要毛病是什么？" after "TP 和 PP 里，哪一个…": the listed term not under discussion
+        pool = (state.named or state.pair) if state is not None else []
+        rest = [t for t in pool if state is not None and t not in state.topic]
+        if rest:
+            ctx.referent, ctx.used_context = rest[0], True
         return
     if p.ref in ("former", "latter"):
         i = 0 if p.ref == "former" else 1
@@ -146,3 +164,68 @@ def _words(text: str) -> float:
         len(re.findall(r"[a-z0-9][a-z0-9'\-]*", text))
         + sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff") / 2
     )
+
+
+_LIST_JOINER = re.compile(
+    # not "，", which ends a Chinese clause ("想把权重压到 INT4，GPTQ 和 AWQ 该选哪个")
+    r"^\s*(?:,|、|/|&|和|与|跟|及|以及|或|或者|还是|and|or|vs\.?|versus|,\s*(?:and|or))\s*$"
+)
+
+_LIST_JOINER_ZH = re.compile(r"^\s*(?:、|/|&|和|与|跟|及|以及|或|或者|还是|and|or|vs\.?|versus)\s*$")
+
+
+def listed_terms(folded: str, spans: list[Span]) -> list[str]:
+    """The terms a question offers as a list, in its order: the longest run of names joined only
+    by "和" / "、" / "," / "or" / "vs" ("GPTQ 和 AWQ 该选哪个" → GPTQ, AWQ; not the INT4 of the
+    clause before). "第二个" / "the second one" in the next turn counts within that list; with no
+    such run, every name the question mentions, in order."""
+    ordered = sorted(spans, key=lambda s: s.start)
+    # a comma joins a list in English ("Pallas, PJRT, XLA"); in Chinese it ends a clause
+    # (folded "，"), where 、 joins the list
+    joiner = _LIST_JOINER_ZH if has_cjk(folded) else _LIST_JOINER
+    best: list[Span] = []
+    run: list[Span] = []
+    for s in ordered:
+        if run and s.start >= run[-1].end and joiner.match(folded[run[-1].end : s.start]):
+            if s.term_id not in {r.term_id for r in run}:
+                run.append(s)
+            continue
+        if len(run) > len(best):
+            best = run
+        run = [s]
+    if len(run) > len(best):
+        best = run
+    if len(best) >= 2:
+        return [s.term_id for s in best]
+    return list(dict.fromkeys(s.term_id for s in ordered))
+
+
+_CHOICE_JOINER = re.compile(r"^\s*(?:和|与|跟|还是|或|或者|and|or|vs\.?|versus)\s*$")
+# "TP 和 PP 里，哪一个…", "GPTQ 和 AWQ 该选哪个": the pair, then the question word
+_CHOICE_AFTER_ZH = re.compile(
+    r"^\s*(?:里|中|之中|当中|之间|这两个|这两种|两个|两者)?\s*[,，]?\s*(?:我|我们)?(?:该|应该|到底|究竟|要)?(?:选|用|挑)?哪"
+)
+_CHOICE_BEFORE_EN = re.compile(r"(?:\bwhich of|\bbetween|\b(?:which|what)\b[^,:]*[,:])\s*$")
+
+
+def choice_terms(folded: str, spans: list[Span]) -> list[str]:
+    """The two terms a "which" question asks to choose between, in its order: "TP 和 PP 里，哪一个
+    对卡间通信要求更高", "GPTQ 还是 AWQ", "which is faster, X or Y?", "which of X and Y …"; [] when
+    the question names terms as examples or context ("负责激活函数、softmax 这类计算的部件是哪个",
+    "which runtime sits between JAX or TorchTPU and the TPU")."""
+    ordered = sorted(spans, key=lambda s: s.start)
+    for a, b in itertools.pairwise(ordered):
+        if a.term_id == b.term_id or b.start < a.end:
+            continue
+        joiner = folded[a.end : b.start]
+        if not _CHOICE_JOINER.match(joiner):
+            continue
+        if "还是" in joiner or _CHOICE_AFTER_ZH.match(folded[b.end :]):
+            return [a.term_id, b.term_id]
+        if _CHOICE_BEFORE_EN.search(folded[: a.start]) and (
+            not folded[b.end :].strip(" ?.!")
+            or folded.startswith("which of")
+            or re.match(r"\s*[,:]\s*which\b", folded[b.end :])
+        ):
+            return [a.term_id, b.term_id]
+    return []

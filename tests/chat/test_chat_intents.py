@@ -189,3 +189,50 @@ def test_a_lead_in_clause_before_the_how() -> None:
 )
 def test_chinese_ordinals_stand_for_items_not_determine_nouns(question: str, ordinals: list[str]) -> None:
     assert [p.text for p in parse(question).pronouns if p.ref.startswith("ord:")] == ordinals
+
+
+@pytest.mark.parametrize(
+    ("question", "slots"),
+    [
+        # a description that asks for the term playing a role, with no "which" in it
+        ("What connects the GPUs inside one node?", ["connects the gpus inside one node"]),
+        ("And the library that sits underneath it?", ["library that sits underneath it"]),
+        ("What was the default setup before it?", ["default setup before it"]),
+        ("那专门负责调度的那块呢？", ["专门负责调度的那块"]),
+        ("有没有不需要单独草稿模型的类似做法？", ["不需要单独草稿模型"]),
+    ],
+)
+def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[str]) -> None:
+    p = parse(question)
+    assert (p.intent, [s.text for s in p.slots]) == ("which", slots)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What counts as a hyperscaler?", "What happens during prefill?", "PagedAttention 是怎么运作的？"],
+)
+def test_questions_about_a_named_thing_stay_off_the_which_frame(question: str) -> None:
+    assert parse(question).intent != "which"
+
+
+def test_a_dash_splits_a_list_from_its_question_but_not_a_name_from_its_rest() -> None:
+    p = parse("Pallas, PJRT, XLA — what does the second one do?")
+    assert p.intent == "definition" and [x.ref for x in p.pronouns] == ["ord:1"]
+    # a bare name before the dash is the subject of what follows
+    p = parse("And FLOPS - is the peak figure what I'll actually get?")
+    assert p.slots[0].text.startswith("flops")
+
+
+@pytest.mark.parametrize(
+    ("question", "other"),
+    [
+        ("那另一个的主要毛病是什么？", "另一个"),
+        ("And the other one?", "the other one"),
+        ("What limits the other?", "the other"),
+        ("另一种方法是什么", None),  # determines a noun
+        ("How do the other engines do it?", None),
+    ],
+)
+def test_the_other_one_points_at_the_rest_of_a_list(question: str, other: str | None) -> None:
+    found = [p.text for p in parse(question).pronouns if p.ref == "other"]
+    assert found == ([other] if other else [])

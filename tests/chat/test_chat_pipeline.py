@@ -582,3 +582,37 @@ def test_a_borderline_question_inside_a_conversation_is_answered(
     answer(glossary, engine, "什么是 CUDA Graph？", context=state, refusal=borderline)
     warm = answer(glossary, engine, "为什么要求形状固定？", context=state, refusal=borderline)
     assert warm.grounded and warm.decision is not None and warm.decision["reason"] == "conversation"
+
+
+def test_a_choice_picks_one_of_the_listed_terms_and_the_other_one_follows(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    a = answer(glossary, engine, "TP 和 PP 里，哪一个对卡间通信要求更高？", context=s)
+    pair = {"tensor-parallelism", "pipeline-parallelism"}
+    assert a.grounded and a.citations[0].term_id in pair
+    b = answer(glossary, engine, "那另一个的主要毛病是什么？", context=s)
+    assert b.grounded and b.citations[0].term_id == (pair - {a.citations[0].term_id}).pop()
+
+
+def test_ordinals_count_within_the_list_not_the_clause_before(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "想把权重压到 INT4，GPTQ 和 AWQ 该选哪个？", context=s)
+    a = answer(glossary, engine, "第二个的核心想法是什么？", context=s)
+    assert a.grounded and a.citations[0].term_id == "activation-aware-weight-quantization"
+    a = answer(
+        glossary, engine, "XLA, PJRT, Pallas — what does the first one do?", context=ConversationState()
+    )
+    assert a.grounded and a.citations[0].term_id == "accelerated-linear-algebra"
+
+
+def test_a_which_follow_up_may_pick_a_term_named_after_the_referent(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """Autoscaling window has no edge to Autoscaling; its name extends it, so it is a candidate."""
+    s = ConversationState()
+    answer(glossary, engine, "What is autoscaling?", context=s)
+    a = answer(glossary, engine, "And the window it uses to decide?", context=s)
+    assert a.grounded and a.citations[0].term_id == "autoscaling-window"

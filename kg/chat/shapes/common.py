@@ -20,7 +20,9 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
     if pronoun_in(ctx, slot) and ctx.referent and not (in_question and not only_pronoun(ctx, slot)):
         # (a slot naming terms whose pronoun points back into the question itself —
         # "AllGather 和 All-to-All 这两个" — is linked by its names below)
-        if only_pronoun(ctx, slot) or (ctx.pronoun is not None and ctx.pronoun.ref.startswith("ord:")):
+        if only_pronoun(ctx, slot) or (
+            ctx.pronoun is not None and (ctx.pronoun.ref.startswith("ord:") or ctx.pronoun.ref == "other")
+        ):
             # "后一个一般瓶颈在哪？": an ordinal picks an item of the user's list: the answer is about it
             return Link(ctx.referent, "context")
         if ctx.parsed.intent in ("definition", "abbreviation", "unknown"):

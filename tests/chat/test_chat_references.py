@@ -1,0 +1,57 @@
+"""Lists and choices a question offers, for "第二个" / "the other one" / "哪一个" (no engine needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kg.chat.references import choice_terms, listed_terms
+from kg.search.labels import Span
+from kg.textnorm import fold
+
+
+def _spans(question: str, names: dict[str, str]) -> tuple[str, list[Span]]:
+    """The folded question and a span for each name (name → term id) where it occurs."""
+    f = fold(question)
+    spans = []
+    for name, term in names.items():
+        for m in re.finditer(re.escape(fold(name)), f):
+            spans.append(Span(term, name, "label", m.start(), m.end(), m.group(0), (term,)))
+    return f, sorted(spans, key=lambda s: s.start)
+
+
+def test_a_chinese_comma_ends_a_clause_and_does_not_join_a_list() -> None:
+    f, spans = _spans(
+        "想把权重压到 INT4，GPTQ 和 AWQ 该选哪个？", {"INT4": "int4", "GPTQ": "gptq", "AWQ": "awq"}
+    )
+    assert listed_terms(f, spans) == ["gptq", "awq"]
+
+
+def test_an_english_comma_list_keeps_its_order() -> None:
+    f, spans = _spans(
+        "Pallas, PJRT, XLA — what does the third one do?", {"Pallas": "p", "PJRT": "j", "XLA": "x"}
+    )
+    assert listed_terms(f, spans) == ["p", "j", "x"]
+
+
+def test_without_a_list_every_name_in_order() -> None:
+    f, spans = _spans("GPTQ 的思路跟 AWQ 差在哪", {"GPTQ": "gptq", "AWQ": "awq"})
+    assert listed_terms(f, spans) == ["gptq", "awq"]
+
+
+@pytest.mark.parametrize(
+    ("question", "choice"),
+    [
+        ("TP 和 PP 里，哪一个更吃带宽？", ["tp", "pp"]),
+        ("TP 还是 PP 更适合跨节点", ["tp", "pp"]),
+        ("Which is cheaper to run, TP or PP?", ["tp", "pp"]),
+        ("Which of TP and PP needs NVLink?", ["tp", "pp"]),
+        # names given as examples or context are no choice
+        ("负责 TP、PP 这类切分的组件是哪个？", []),
+        ("Which runtime sits between TP or PP and the hardware?", []),
+    ],
+)
+def test_a_choice_only_where_the_question_asks_to_choose(question: str, choice: list[str]) -> None:
+    f, spans = _spans(question, {"TP": "tp", "PP": "pp"})
+    assert choice_terms(f, spans) == choice
