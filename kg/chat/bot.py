@@ -90,6 +90,7 @@ def answer(
         warnings=list(q.warnings),
         full=full,
     )
+    ctx.reasked = again is not None
     resolve_reference(ctx)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
     # only a referent from the conversation narrows the answer to its neighbours: one named in the

@@ -60,6 +60,8 @@ class Ctx:
     # the whole graph, mentioned-only nodes included (``glossary`` is its defined view): for saying
     # that a name is mentioned but not defined (kg/chat/shapes/mentioned.py)
     full: Glossary | None = None
+    # the question is the previous one asked again about a new term ("那 TPOT 呢？")
+    reasked: bool = False
 
     @property
     def in_domain(self) -> bool:

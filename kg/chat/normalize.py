@@ -137,6 +137,9 @@ class _ZhNames:
     names: frozenset[str]
     masked: dict[str, str]  # a name with one character masked → the name (only unambiguous keys)
     lengths: tuple[int, ...]
+    # the definitions' text: a window the sources themselves write is a word, not a typo
+    # ("矩阵乘加" is no misspelling of 矩阵乘法)
+    text: str = ""
 
 
 @lru_cache(maxsize=8)
@@ -153,7 +156,8 @@ def _zh_names(glossary: Glossary) -> _ZhNames:
             masked[key] = n
     for key in clash:
         del masked[key]
-    return _ZhNames(frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)))
+    text = "\n".join(to_simplified(fold(d.text)) for t in glossary.terms.values() for d in t.definitions)
+    return _ZhNames(frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)), text)
 
 
 def _all_cjk(text: str) -> bool:
@@ -196,6 +200,8 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
             if i not in bounds or i + n not in bounds:
                 continue
             simple = to_simplified(window)
+            if simple in zh.text:
+                continue
             for k in range(n):
                 name = zh.masked.get(simple[:k] + "?" + simple[k + 1 :])
                 inner = simple[1:] if k == 0 else simple[:-1] if k == n - 1 else None

@@ -80,6 +80,7 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
         ("不想重新训练，怎么最快把模型量化掉", "不想重新训练，怎么最快把模型量化掉"),  # not across words
         ("它和专家并行是什么关系？", "它和专家并行是什么关系？"),  # a word glued to a name is no typo
         ("双缓冲 vs 三缓冲", "双缓冲 vs 三缓冲"),  # names as they stand are never changed
+        ("专门做矩阵乘加的那块", "专门做矩阵乘加的那块"),  # a word the sources write is no typo of 矩阵乘法
     ],
 )
 def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: str) -> None:
@@ -616,3 +617,13 @@ def test_a_which_follow_up_may_pick_a_term_named_after_the_referent(
     answer(glossary, engine, "What is autoscaling?", context=s)
     a = answer(glossary, engine, "And the window it uses to decide?", context=s)
     assert a.grounded and a.citations[0].term_id == "autoscaling-window"
+
+
+def test_a_relation_to_the_term_under_discussion_starts_from_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "RadixAttention 是什么？", context=s)
+    a = answer(glossary, engine, "SGLang 和它是什么关系？", context=s)
+    assert a.grounded and [c.term_id for c in a.citations[:1]] == ["radixattention"]
+    assert "sglang" in a.terms

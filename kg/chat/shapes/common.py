@@ -286,6 +286,15 @@ def one_term(ctx: Ctx) -> Answer | tuple[Link, Term, Composer]:
     return link, term, Composer(ctx.glossary, ctx.lang)
 
 
+def topic_first(ctx: Ctx, a: Link, b: Link) -> tuple[Link, Link]:
+    """The side that is the term under discussion first: "SGLang 和它是什么关系？" after two turns
+    about RadixAttention answers about RadixAttention, then SGLang's place beside it. Not in a
+    question asked again about a new term ("那 GH200 呢？"): that term is what it asks about."""
+    if b.method == "context" and a.method != "context" and not ctx.reasked:
+        return b, a
+    return a, b
+
+
 def pair(ctx: Ctx) -> tuple[Link | None, Link | None]:
     slots = ctx.parsed.slots
     a = slot_link(ctx, slots[0]) if slots else None

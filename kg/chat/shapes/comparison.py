@@ -6,7 +6,7 @@ from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.linking import Link
 from kg.chat.model import Answer
-from kg.chat.shapes.common import finish, pair, refuse
+from kg.chat.shapes.common import finish, pair, refuse, topic_first
 from kg.chat.shapes.definition import definition
 from kg.chat.shapes.mentioned import add_mentions, mentioned_named
 
@@ -43,6 +43,7 @@ def comparison(ctx: Ctx) -> Answer:
         c.definitions(g.terms[found.term_id], max_defs=1)
         follow = [c.follow("define", s) for s in ctx.suggestions[:2]]
         return finish(ctx, c, "comparison", follow)
+    a, b = topic_first(ctx, a, b)
     ctx.linked_by = a.method if a.method != "context" else b.method
     ctx.focus = list(dict.fromkeys([a.term_id, b.term_id]))
     if a.term_id == b.term_id:

@@ -7,7 +7,15 @@ import itertools
 from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.model import Answer
-from kg.chat.shapes.common import finish, other_terms, pair, ranked_neighbours, refuse, single
+from kg.chat.shapes.common import (
+    finish,
+    other_terms,
+    pair,
+    ranked_neighbours,
+    refuse,
+    single,
+    topic_first,
+)
 
 
 def relation(ctx: Ctx) -> Answer:
@@ -17,6 +25,7 @@ def relation(ctx: Ctx) -> Answer:
     if len(ctx.parsed.slots) >= 2:
         a, b = pair(ctx)
         if a is not None and b is not None and a.term_id != b.term_id:
+            a, b = topic_first(ctx, a, b)
             return relation_pair(ctx, a.term_id, b.term_id)
         if a is None and b is None:
             return refuse(ctx)
