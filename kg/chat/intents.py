@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kg.textnorm import fold
+from kg.textnorm import fold, has_cjk
 
 __all__ = ["LIST_CLASS_TAIL", "Parsed", "Pronoun", "Slot", "parse"]
 
@@ -56,6 +56,7 @@ _ZH_PRONOUN = re.compile(
     r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
     r"|(?:另一个|另外一个|另一种|另外那个)(?=的|呢|是|怎|为|有|在|又|还|[？?，,。]|$)"
     r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这玩意儿?|这东西|这个|这种|这项|这一|这类"
+    r"|这条(?=定律|规则|法则|曲线|线|指标|公式)|这款|这套"
 )
 _EN_PRONOUN = re.compile(
     r"\bthe other one\b|\bthe other(?=\s*(?:[?.!,;:]|$))|\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
@@ -86,6 +87,9 @@ _DEMONSTRATIVE = {
     "这玩意",
     "这玩意儿",
     "这东西",
+    "这条",
+    "这款",
+    "这套",
     "this",
     "these",
     "those",
@@ -574,8 +578,18 @@ def _body(folded: str) -> tuple[int, int]:
     return start, max(start, end)
 
 
-def _trim_slot(text: str, start: int) -> Slot | None:
-    """Cut a slot at the first clause boundary; drop articles, fillers and edge punctuation."""
+_ZH_CLAUSE = re.compile(r"[,;:，；：…]+\s*|\.{2,}\s*")
+
+
+def _trim_slot(text: str, start: int, last: bool = False) -> Slot | None:
+    """Cut a slot at the first clause boundary; drop articles, fillers and edge punctuation.
+
+    With *last* (a Chinese subject before its frame: "……被古德哈特定律坑了……这条定律到底讲的是什么"),
+    the subject is the last clause, the others are context."""
+    if last and has_cjk(text):
+        cuts = [m.end() for m in _ZH_CLAUSE.finditer(text) if text[m.end() :].strip()]
+        if cuts:
+            text, start = text[cuts[-1] :], start + cuts[-1]
     m = _CLAUSE.search(text)
     if m:
         text = text[: m.start()]
@@ -616,7 +630,8 @@ def parse(question: str) -> Parsed:
         slots: list[Slot] = []
         for g in ("a", "b", "x"):
             if g in rx.groupindex and m.group(g):
-                slot = _trim_slot(m.group(g), s + m.start(g))
+                last = intent != "which" and g == "x" and m.start(g) == 0 and m.end(g) < len(body)
+                slot = _trim_slot(m.group(g), s + m.start(g), last)
                 if slot is not None:
                     slots.append(slot)
         if not slots:

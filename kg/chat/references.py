@@ -95,6 +95,10 @@ def resolve_reference(ctx: Ctx) -> None:
             ctx.referent = before[0 if i == 0 else -1].term_id
         return
     f = ctx.parsed.folded
+    agreeing = _agreeing(ctx, p)
+    if agreeing is not None:
+        ctx.referent, ctx.used_context = agreeing
+        return
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(f, 0, p.start)]
     boundary = breaks[-1] if breaks else 0
     earlier = [s for s in spans if s.end <= boundary]
@@ -109,6 +113,39 @@ def resolve_reference(ctx: Ctx) -> None:
     before = [s for s in spans if s.end <= p.start]
     if before:
         ctx.referent = before[0].term_id
+
+
+_NOUN_AFTER = re.compile(r"\s*([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
+
+
+def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:
+    """A demonstrative with a noun points at the term whose name ends in that noun: "……被古德哈特定律
+    坑了……这条定律讲的是什么" → Goodhart's law; "那这类并行适合什么模型" after an answer that named
+    上下文并行 → it. Looked for in the question before the pronoun, then the topic, then the last
+    answer's terms; None when no name agrees."""
+    if not is_demonstrative(p):
+        return None
+    m = _NOUN_AFTER.match(ctx.parsed.folded, p.end)
+    if m is None:
+        return None
+    noun = m.group(1)
+    keys = [noun[:k] for k in range(len(noun), 1, -1)] if has_cjk(noun) else [noun]
+
+    def agrees(term_id: str, text: str = "") -> bool:
+        term = ctx.glossary.terms.get(term_id)
+        names = [text] if text else ([n.lower() for n in term.all_names()] if term is not None else [])
+        return any(n.endswith(k) for n in names for k in keys)
+
+    before = [s for s in ctx.analysis.spans if s.end <= p.start and agrees(s.term_id, s.text)]
+    if before:
+        return before[-1].term_id, False
+    state = ctx.state
+    if state is None:
+        return None
+    for t in [*state.topic[:1], *state.last_terms[:5]]:
+        if agrees(t):
+            return t, True
+    return None
 
 
 _PRONOUN_FILLER = re.compile(

@@ -236,3 +236,11 @@ def test_a_dash_splits_a_list_from_its_question_but_not_a_name_from_its_rest() -
 def test_the_other_one_points_at_the_rest_of_a_list(question: str, other: str | None) -> None:
     found = [p.text for p in parse(question).pronouns if p.ref == "other"]
     assert found == ([other] if other else [])
+
+
+def test_a_chinese_subject_is_the_last_clause_before_its_frame() -> None:
+    p = parse("上周压测时大家都在讨论，张量并行到底是什么？")
+    assert (p.intent, [s.text for s in p.slots]) == ("definition", ["张量并行"])
+    # a "which" description spans every clause: "…，这个叫什么" names what the clauses describe
+    p = parse("每个请求先查缓存，没命中再算，这个叫什么？")
+    assert p.intent == "which" and p.slots[0].text.startswith("每个请求")

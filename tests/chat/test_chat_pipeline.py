@@ -627,3 +627,18 @@ def test_a_relation_to_the_term_under_discussion_starts_from_it(
     a = answer(glossary, engine, "SGLang 和它是什么关系？", context=s)
     assert a.grounded and [c.term_id for c in a.citations[:1]] == ["radixattention"]
     assert "sglang" in a.terms
+
+
+def test_a_demonstrative_noun_points_at_the_name_ending_in_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # in the question itself: "这条定律" is the 定律 named before, not the first name of the question
+    q = "我们一直在优化 TPS，结果被古德哈特定律坑了……这条定律讲的是什么？"
+    a = answer(glossary, engine, q, context=ConversationState())
+    assert a.grounded and a.citations[0].term_id == "goodhart-s-law"
+    # in the conversation: "这类并行" is the parallelism the last answer named, not its subject
+    s = ConversationState()
+    first = answer(glossary, engine, "Ring attention 属于哪类机制？", context=s)
+    assert first.citations[0].term_id == "ring-attention" and "context-parallelism" in first.terms
+    a = answer(glossary, engine, "那这类并行适合什么样的模型？", context=s)
+    assert a.citations[0].term_id == "context-parallelism"
