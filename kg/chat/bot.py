@@ -114,6 +114,8 @@ def answer(
         plain=plain,
         near_of=lambda t: set(glossary.neighbours(t)),
         listed=choice_terms(parsed.folded, analysis.spans),
+        conversation_terms=_conversation_terms(glossary, context),
+        named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
     )
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
@@ -170,6 +172,16 @@ def _reasked(
     old = spans[0]
     f = before.folded
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
+
+
+def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:
+    """The terms a question continuing the conversation is likely about: the topic, the last
+    answer's terms and the topic's graph neighbours (empty outside a conversation)."""
+    if context is None or not context.topic:
+        return set()
+    out = set(context.topic) | set(context.last_terms)
+    out |= {n for t in context.topic[:1] if t in glossary for n in glossary.neighbours(t)}
+    return out
 
 
 def _near(glossary: Glossary, term_id: str) -> set[str]:

@@ -9,13 +9,17 @@ Order of the rules (each says why it wins):
    domain of the term under discussion (unless its only link is a demonstrative and the
    refusal model is sure it is not: :data:`CONTEXT_REFUSAL_FACTOR`);
 4. a question whose core is exactly a glossary name is in the domain, and so is a comparison
-   one of whose sides is exactly a glossary name (the answer says which side is unknown);
+   one of whose sides is exactly a glossary name (the answer says which side is unknown), and
+   a question whose pronoun points at a glossary name it gives ("X - how does it apply …");
 5. a definition of a name-shaped word the glossary has never seen, nor any name like it
    ("What is Mamba-3 attention?"), is refused: the glossary has no such term;
 6. otherwise the refusal model (:mod:`.refusal`) decides from the retrieval evidence. Unknown
    words alone never refuse: they are one feature among sixteen. Inside a conversation about the
    glossary, a question the model is unsure of (probability above :data:`CONVERSATION_FACTOR`
-   of the threshold) is answered: the conversation is evidence the model does not see.
+   of the threshold) is answered: the conversation is evidence the model does not see. So is
+   one the model doubts more (above :data:`LINKED_FACTOR` of the threshold) whose best search
+   hit is a term of the conversation ("为什么要求形状固定？" after CUDA Graphs), unless the
+   question says it changes the subject.
 
 The *candidate* is the term retrieval proposes as the answer. For "which …" questions and
 how-to questions that ask for a remedy ("how do I reduce KV-cache fragmentation?"), the terms
@@ -31,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kg.chat.intents import LIST_CLASS_TAIL, Parsed
+from kg.chat.intents import LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
 from kg.chat.linking import Analysis
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
 from kg.chat.retrieve import Retrieval
@@ -52,6 +56,11 @@ CONTEXT_REFUSAL_FACTOR = 0.5
 #: pronoun pointing back is answered from this share of the threshold: the conversation is
 #: evidence the model does not see.
 CONVERSATION_FACTOR = 0.5
+
+#: A question inside such a conversation whose best search hit is the topic, a term of the last
+#: answer or a neighbour of the topic continues it even when the model doubts it far more: its
+#: words are about the term under discussion, which the model, seeing one question, cannot know.
+LINKED_FACTOR = 0.02
 
 _REMEDY = re.compile(
     r"降低|减少|减小|避免|解决|缓解|提高|提升|加速|加快|优化|节省|节约|压缩|减轻|防止|改善|规避|消除|应对|"
@@ -167,11 +176,20 @@ def _names_a_term(engine: SearchEngine, parsed: Parsed) -> bool:
                 return True
         if engine.matcher.exact(text):
             return True
+        m = _SETTING.match(text)
+        if parsed.intent == "definition" and m and engine.matcher.exact(m.group(1)):
+            # "what is a Pareto frontier on these charts?": a name, and where the asker met it
+            return True
         if parsed.intent == "howto_why" and engine.matcher.exact(_without_remedy(text)):
             # "怎么降低 TTFT", "how do I reduce TPOT": a remedy for exactly a glossary name
             return True
     return False
 
+
+#: A name followed by where the asker met it ("… on these charts", "… in our cluster").
+_SETTING = re.compile(
+    r"^(.+?)\s+(?:on|in|for|within|inside|at|from|with)\s+(?:these|this|those|that|the|our|my|your)\b"
+)
 
 _SUBJECT = re.compile(r"^(?:i|we|you|one|my|our)\s+")
 
@@ -255,13 +273,18 @@ def decide(
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
     listed: list[str] | None = None,
+    conversation_terms: set[str] | None = None,
+    named_referent: bool = False,
 ) -> Decision:
     """Apply the rules of the module docstring to one question.
 
     *plain* is the search of the question without its pronouns' referent, and *near_of* the
     graph neighbours of a term: a follow-up "which" question picks among the referent's
     neighbours with them. *listed* are the terms the question offers as a list ("TP 和 PP 里，
-    哪一个…"): a "which" question then picks one of them.
+    哪一个…"): a "which" question then picks one of them. *conversation_terms* are the topic,
+    the last answer's terms and the topic's neighbours of the conversation so far.
+    *named_referent*: a pronoun of the question points at a term the question itself names
+    ("Goodhart's law - how does it apply …", "functionalization, compiler-wise, what is that?").
     """
     body = parsed.body.text if parsed.body else parsed.folded
     if not body.strip():
@@ -282,6 +305,9 @@ def decide(
         return Decision("answer", True, "exact", p, candidate, feats)
     if _names_a_term(engine, parsed):
         return Decision("answer", True, "exact", p, candidate, feats)
+    if named_referent and feats["unknown"] == 0:
+        # the question names a term and asks about it through a pronoun: its subject is that term
+        return Decision("answer", True, "named_referent", p, candidate, feats)
     if _made_up_subject(engine, parsed, analysis):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
@@ -289,4 +315,14 @@ def decide(
         # "为什么要求形状固定？" after two turns about CUDA Graphs: a question inside a conversation
         # about the glossary is more likely about it than the same words asked cold
         return Decision("answer", True, "conversation", p, candidate, feats)
+    if (
+        not ok
+        and in_conversation
+        and conversation_terms
+        and p >= model.threshold * LINKED_FACTOR
+        and not TOPIC_SWITCH.match(parsed.folded)
+    ):
+        best = retrieval.best()
+        if best is not None and best.term_id in conversation_terms:
+            return Decision("answer", True, "conversation_link", p, candidate, feats)
     return Decision("answer" if ok else "refuse", ok, "model", p, candidate, feats)

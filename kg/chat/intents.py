@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["LIST_CLASS_TAIL", "Parsed", "Pronoun", "Slot", "parse"]
+__all__ = ["LIST_CLASS_TAIL", "TOPIC_SWITCH", "Parsed", "Pronoun", "Slot", "parse"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,20 @@ _EN_PRONOUN = re.compile(
     r"\bthe other one\b|\bthe other(?=\s*(?:[?.!,;:]|$))|\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
+_EN_THAT = re.compile(
+    # "that" points back ("How is that different…", "that kind of bottleneck") after a verb or a
+    # preposition; after a noun it opens a relative clause ("the engine that uses it") and after
+    # verbs of saying a complement ("it means that …"), neither of which points anywhere
+    r"(?:^|\b(?:is|was|are|of|from|to|with|about|for|on|at|in|by|like|than|fix|use|does|do|did|and|"
+    r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid)\s+)(that)\b"
+    r"(?!\s+(?:it|they|we|i|you|he|she|there|this|these|those|is|was|are|will|would|can|could)\b)"
+)
+#: Words opening a question that leaves the conversation's subject.
+TOPIC_SWITCH = re.compile(
+    r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
+    r"something else|unrelated|different question|another question|on another note|by the way|btw|new question|"
+    r"totally different|off[- ]topic|random question|lol\b)"
+)
 _OTHER = {"另一个", "另外一个", "另一种", "另外那个"}
 _PLURAL = {
     "它们",
@@ -91,6 +105,7 @@ _DEMONSTRATIVE = {
     "这款",
     "这套",
     "this",
+    "that",
     "these",
     "those",
 }
@@ -171,6 +186,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
         if t in _PLURAL or t.endswith(" two") or t.startswith("which of"):
             ref = "both"
         out.append(Pronoun(t, m.start(), m.end(), ref))
+    for m in _EN_THAT.finditer(folded):
+        out.append(Pronoun("that", m.start(1), m.end(1), "topic"))
     return sorted(out, key=lambda p: p.start)
 
 
@@ -536,6 +553,18 @@ _WHICH_RELATION = re.compile(
 )
 
 
+# "Which CPU does it bundle?", "What block size does it use?", "Which engines use the second
+# one?": the pronoun's term is the subject or object of the verb, so its own definition answers
+# (not "What is its prefix-cache technique called?", which asks for the part, nor "Which
+# collective does it use to combine the results?", whose purpose clause describes the answer)
+_WHICH_ABOUT_PRONOUN = re.compile(
+    r"^(?:which|what) (?:[a-z0-9-]+ ){1,3}(?:does|did|do|is|was|are|were) (?:it|this|they|the (?:\w+ )?one) "
+    r"[a-z-]+(?: (?:into|for|on|with|in|to|by|from|under the hood))?\s*$"
+    r"|^which (?:[a-z0-9-]+ ){1,2}(?:use|uses|support|supports|adopt|adopts|run|runs|ship|ships) "
+    r"(?:it|them|this|the (?:\w+ )?one)\s*$"
+)
+
+
 LIST_CLASS_TAIL = re.compile(
     r"(?:的)?(?:常见|主要|典型)?(?:的)?(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派|"
     r"例子|示例|代表|产品)$|"
@@ -630,6 +659,8 @@ def parse(question: str) -> Parsed:
         slots: list[Slot] = []
         for g in ("a", "b", "x"):
             if g in rx.groupindex and m.group(g):
+                # a subject before its frame is the last clause ("……这条定律到底讲的是什么");
+                # a "which" description keeps its first ("每个请求先查缓存，…，这个叫什么")
                 last = intent != "which" and g == "x" and m.start(g) == 0 and m.end(g) < len(body)
                 slot = _trim_slot(m.group(g), s + m.start(g), last)
                 if slot is not None:
@@ -647,7 +678,7 @@ def parse(question: str) -> Parsed:
         if intent in ("relation", "listing") and has_pronoun and "哪些" in body:
             # "哪些引擎已经用上它了？": the answer is the engines, not the term under discussion
             intent = "which"
-        elif intent == "which" and _WHICH_RELATION.search(body):
+        elif intent == "which" and (_WHICH_RELATION.search(body) or _WHICH_ABOUT_PRONOUN.search(body)):
             # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
             intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True

@@ -15,7 +15,7 @@ import itertools
 import re
 
 from kg.chat.context import Ctx
-from kg.chat.intents import Pronoun, Slot, is_demonstrative
+from kg.chat.intents import TOPIC_SWITCH, Pronoun, Slot, is_demonstrative
 from kg.search.labels import Span
 from kg.textnorm import has_cjk
 
@@ -29,12 +29,8 @@ __all__ = [
     "resolve_reference",
 ]
 
-_TOPIC_SWITCH = re.compile(
-    r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
-    r"something else|unrelated|different question|another question|on another note|by the way|btw|new question)"
-)
 _CLAUSE_BREAK = re.compile(
-    r"[,;:，；：。.!?！？]|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
+    r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
 
 
@@ -47,7 +43,7 @@ def resolve_reference(ctx: Ctx) -> None:
     ctx.pronoun = p
     spans = ctx.analysis.spans
     state = ctx.state
-    if _TOPIC_SWITCH.match(ctx.parsed.folded) and is_demonstrative(p) and not p.ref.startswith("ord:"):
+    if TOPIC_SWITCH.match(ctx.parsed.folded) and is_demonstrative(p) and not p.ref.startswith("ord:"):
         # "Something else: what is a Pareto frontier on these charts?": a new subject; "these"
         # only determines a noun of the new question
         ctx.pronoun = None
@@ -115,7 +111,7 @@ def resolve_reference(ctx: Ctx) -> None:
         ctx.referent = before[0].term_id
 
 
-_NOUN_AFTER = re.compile(r"\s*([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
+_NOUN_AFTER = re.compile(r"\s*(?:(?:kind|type|sort|class) of\s+)?([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
 
 
 def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg.chat.intents import parse
+from kg.chat.intents import is_demonstrative, parse
 
 
 @pytest.mark.parametrize(
@@ -244,3 +244,39 @@ def test_a_chinese_subject_is_the_last_clause_before_its_frame() -> None:
     # a "which" description spans every clause: "…，这个叫什么" names what the clauses describe
     p = parse("每个请求先查缓存，没命中再算，这个叫什么？")
     assert p.intent == "which" and p.slots[0].text.startswith("每个请求")
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("Which CPU does it bundle?", "relation"),
+        ("Which GPU generation is it optimized for?", "relation"),
+        ("Which engines use the second one?", "relation"),
+        # the pronoun's part, or another term the question describes: still "which"
+        ("Which engine is built around it?", "which"),
+        ("Which technique does vLLM use?", "which"),
+    ],
+)
+def test_which_questions_about_the_pronouns_own_facts_are_relations(question: str, intent: str) -> None:
+    assert parse(question).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "pointing"),
+    [
+        ("How is that different from a CDN edge cache?", True),
+        ("How do I fix that kind of bottleneck?", True),
+        ("Is that the same Triton NVIDIA uses?", True),
+        ("Does that help?", True),
+        # a relative clause or a complement points nowhere
+        ("Which engine is the one that uses RadixAttention?", False),
+        ("Does it mean that the cache is full?", False),
+        ("Is there a format that keeps outliers?", False),
+    ],
+)
+def test_that_points_back_only_after_a_verb_or_preposition(question: str, pointing: bool) -> None:
+    from kg.chat.intents import find_pronouns
+
+    found = [p for p in find_pronouns(question.lower()) if p.text == "that"]
+    assert bool(found) == pointing
+    assert all(p.ref == "topic" and is_demonstrative(p) for p in found)

@@ -642,3 +642,60 @@ def test_a_demonstrative_noun_points_at_the_name_ending_in_it(
     assert first.citations[0].term_id == "ring-attention" and "context-parallelism" in first.terms
     a = answer(glossary, engine, "那这类并行适合什么样的模型？", context=s)
     assert a.citations[0].term_id == "context-parallelism"
+
+
+@pytest.mark.slow
+def test_a_dash_ends_the_clause_a_pronoun_looks_back_across(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "X - is that …": "that" is the X named before the dash, not the conversation's topic
+    s = ConversationState()
+    answer(glossary, real_engine, "What is a Dockerfile?", context=s)
+    a = answer(glossary, real_engine, "What's NIM - is that just a container too?", context=s)
+    assert a.grounded and a.citations[0].term_id == "nim"
+
+
+@pytest.mark.slow
+def test_a_doubted_question_whose_best_hit_is_in_the_conversation_continues_it(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    from kg.chat.decide import CONVERSATION_FACTOR, LINKED_FACTOR
+
+    n = len(FEATURES)
+    # a model that doubts every question: probability 0.05 against a threshold of 0.6
+    doubtful = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, math.log(0.05 / 0.95), 0.6)
+    assert 0.6 * LINKED_FACTOR <= 0.05 < 0.6 * CONVERSATION_FACTOR
+    q = "Why does a draft model need to be much smaller?"
+    cold = answer(glossary, real_engine, q, context=ConversationState(), refusal=doubtful)
+    assert not cold.grounded
+    state = ConversationState()
+    answer(glossary, real_engine, "What is speculative decoding?", context=state)
+    about = {*state.topic, *state.last_terms}
+    warm = answer(glossary, real_engine, q, context=state, refusal=doubtful)
+    assert warm.grounded and warm.decision is not None and warm.decision["reason"] == "conversation_link"
+    assert warm.citations[0].term_id in about
+    # the same doubt about a question that says it changes the subject: refused
+    off = answer(glossary, real_engine, "Unrelated: " + q, context=state, refusal=doubtful)
+    assert not off.grounded
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        # a pronoun pointing at the name the question gives: the question is about that term
+        ("functionalization, compiler-wise, what is that?", "functionalization"),
+        # (a how-to quotes what the search finds: the fast engine's hashing vectors find little)
+        ("Goodhart's law - how does it apply when you chase a benchmark number?", None),
+        # a name, and where the asker met it
+        ("Something else: what is a Pareto frontier on these charts?", "pareto-frontier"),
+    ],
+)
+def test_a_question_about_a_name_it_gives_is_answered_whatever_the_model_says(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str | None
+) -> None:
+    n = len(FEATURES)
+    doubtful = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, math.log(0.05 / 0.95), 0.6)
+    a = answer(glossary, engine, question, context=ConversationState(), refusal=doubtful)
+    assert a.grounded and a.citations
+    assert term is None or a.citations[0].term_id == term
+    assert a.decision is not None and a.decision["reason"] in ("named_referent", "exact")

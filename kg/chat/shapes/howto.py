@@ -87,9 +87,10 @@ def which(ctx: Ctx) -> Answer:
     The answer is retrieval's best term other than those the question names (KV cache);
     it is followed by what the sources say links it to each named term.
     """
-    if len(ctx.referents) >= 2:
+    if len(ctx.referents) >= 2 and not (ctx.pronoun is not None and ctx.pronoun.text == "both"):
         # "Which of the two doesn't need a separate draft model?": one of the pair, the one a
-        # search for the question (pronoun left out) ranks higher
+        # search for the question (pronoun left out) ranks higher; "both" only quantifies the
+        # subjects ("Which IR framework do both torch.compile and XLA build on?"), no choice
         hits = ctx.linker.search(ctx.body_text(substitute=False)).hits
         rank = {h.term_id: i for i, h in enumerate(hits)}
         return _which_answer(ctx, min(ctx.referents[:2], key=lambda t: rank.get(t, len(hits))))
