@@ -511,6 +511,8 @@ _f(
     r"是在干什么|在干什么|是在干嘛|在做什么|是在做什么|在干嘛|是干什么的|是干什么用的|是干嘛的|是干嘛用的|是做什么的|是干啥的|是做什么用的|干什么用的|是怎么定义的|怎么定义|如何定义|"
     r"的定义是什么|的定义|是个啥|是何物|怎么理解|如何理解)",
 )
+# "What does DVFS do to inference latency?": what the subject does; the object is its setting
+_f("definition", None, r"^what (?:does|do|did) (?P<x>.+?) do (?:to|for|with|about) .+$")
 _f(
     "definition",
     None,

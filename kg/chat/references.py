@@ -103,6 +103,14 @@ def resolve_reference(ctx: Ctx) -> None:
         # "What does TCO stand for, and what does it include?": it = TCO
         ctx.referent = earlier[0].term_id
         return
+    a = ctx.analysis
+    lacking = [r for r in a.unknown_ranges if r[1] <= boundary] + [
+        r for _, r in a.capitalised if r[1] <= boundary
+    ]
+    if lacking and not earlier:
+        # "What about the HyperWarp Boost mode - does that help?": "that" is the name the
+        # glossary lacks, not the term under discussion
+        return
     if state is not None and state.topic:
         ctx.referent, ctx.used_context = state.topic[0], True
         return

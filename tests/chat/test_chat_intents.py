@@ -280,3 +280,8 @@ def test_that_points_back_only_after_a_verb_or_preposition(question: str, pointi
     found = [p for p in find_pronouns(question.lower()) if p.text == "that"]
     assert bool(found) == pointing
     assert all(p.ref == "topic" and is_demonstrative(p) for p in found)
+
+
+def test_what_a_term_does_to_something_defines_the_term() -> None:
+    p = parse("What does DVFS do to inference latency?")
+    assert p.intent == "definition" and [s.text for s in p.slots] == ["dvfs"]

@@ -699,3 +699,12 @@ def test_a_question_about_a_name_it_gives_is_answered_whatever_the_model_says(
     assert a.grounded and a.citations
     assert term is None or a.citations[0].term_id == term
     assert a.decision is not None and a.decision["reason"] in ("named_referent", "exact")
+
+
+def test_a_pronoun_after_a_name_the_glossary_lacks_is_that_name(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    s = ConversationState()
+    answer(glossary, engine, "What is DVFS?", context=s)
+    a = answer(glossary, engine, "What about the HyperWarp Boost mode - does that help?", context=s)
+    assert not a.grounded and not a.citations
