@@ -243,6 +243,8 @@ class Annotator:
                     original, to_orig(start), to_orig(end), entry
                 ):
                     continue
+                if entry.mixed_case and not _spelled_as(original[to_orig(start) : to_orig(end)], entry.name):
+                    continue
                 if _cjk(folded[start]) and not self._jieba_boundary(folded, start):
                     continue
                 if _cjk(folded[end - 1]) and not self._jieba_boundary(folded, end):
@@ -274,7 +276,7 @@ class Annotator:
         self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
     ) -> list[_Hit]:
         """Everyday words need their context; same-named terms are decided by it."""
-        if not any(h.entry.weak or h.entry.rivals for h in hits):
+        if not any(h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) for h in hits):
             return hits
         contexts: dict[tuple[int, int], ctxmod.SentenceContext] = {}
 
@@ -288,34 +290,85 @@ class Annotator:
         # lengths): it keeps the case and the line ends that folding turned into spaces
         original_view = original if len(original) == len(folded) else _aligned(original, folded, to_orig)
         bounds = ctxmod.SentenceBounds(original_view)
-        spans = [bounds.span(h.start, h.end) for h in hits]
-        # per sentence: the terms named in it (one pass: pages hold thousands)
-        named: dict[tuple[int, int], set[str]] = {}
-        for h, span in zip(hits, spans, strict=True):
-            named.setdefault(span, set()).add(h.entry.term_id)
-        kept: list[_Hit] = []
-        for h, span in zip(hits, spans, strict=True):
+        clauses = ctxmod.ClauseBounds(original_view)
+        sentences = [bounds.span(h.start, h.end) for h in hits]
+        vocab = self.vocabulary
+        # pass 1, per hit: dropped (0), kept (1), or kept only with support (2): a related term
+        # near it (rule 1), its own other name there, or its signature (rule 2)
+        status: list[int] = []
+        for i, (h, sentence) in enumerate(zip(hits, sentences, strict=True)):
             if h.entry.rivals:
-                h.term_id, h.ambiguous = ctxmod.choose_term(self.vocabulary, h.entry, ctx_of(span))
-            if h.entry.weak and options.context:
+                h.term_id, h.ambiguous = ctxmod.choose_term(vocab, h.entry, ctx_of(sentence))
+            st = 1
+            if not options.context:
+                pass
+            elif h.entry.weak:
+                latin = _latin(h.entry.name)
                 if ctxmod.foreign_compound(
-                    self.vocabulary, h.entry, folded, original_view, h.start, span[0], self._segmenter
+                    vocab, h.entry, folded, original_view, h.start, sentence[0], self._segmenter
+                ) or ctxmod.word_as_word(folded, h.start, h.end):
+                    st = 0  # rules 3 and 7
+                elif (
+                    latin
+                    and i > 0
+                    and status[-1] == 0
+                    and hits[i - 1].entry.weak
+                    and folded[hits[i - 1].end : h.start] == " "
                 ):
-                    continue
-                if (
-                    _latin(h.entry.name)
+                    st = 0  # rule 8: "[search engine] optimization"
+                elif (
+                    latin
                     and ctxmod.modifier_of_next(
-                        self.vocabulary, h.entry, folded, original_view, h.end, h.plural
+                        vocab, h.entry, folded, original_view, h.end, h.plural, self._segmenter
                     )
-                    and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span))
+                    and not ctxmod.supported(
+                        vocab, h.entry, ctx_of(clauses.clause(sentence, h.start, h.end)), min_words=2
+                    )
                 ):
+                    st = 0  # rule 4
+                else:
+                    st = 2
+            elif self._short_abbreviation(h.entry) and ctxmod.modifier_of_next(
+                vocab, h.entry, folded, original_view, h.end, h.plural, self._segmenter
+            ):
+                st = 2  # rule 9: "MAC address"
+            status.append(st)
+        if all(st == 1 for st in status):
+            return hits
+        # support is looked for in the sentence up to a contrastive conjunction (rule 5); the
+        # terms named there, with the names each is named by (one pass: pages hold thousands)
+        needed = {sentence for sentence, st in zip(sentences, status, strict=True) if st == 2}
+        spans = [
+            clauses.contrast(sentence, h.start, h.end) if sentence in needed else sentence
+            for h, sentence in zip(hits, sentences, strict=True)
+        ]
+        named: dict[tuple[int, int], dict[str, set[str]]] = {}
+        for h, sentence, span in zip(hits, sentences, spans, strict=True):
+            if sentence in needed:
+                named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
+        kept: list[_Hit] = []
+        for h, span, st in zip(hits, spans, status, strict=True):
+            if st == 2:
+                here = named.get(span, {})
+                near = vocab.related(h.entry.term_id)
+                related = any(t in near for t in here if t != h.entry.term_id)
+                # its own other name ("tokens per second … TPS") supports it too
+                spelled_out = len(here.get(h.entry.term_id, ())) > 1
+                if not (related or spelled_out or ctxmod.supported(vocab, h.entry, ctx_of(span))):
                     continue
-                near = self.vocabulary.related(h.entry.term_id)
-                related = any(t in near for t in named.get(span, {}) if t != h.entry.term_id)
-                if not related and not ctxmod.supported(self.vocabulary, h.entry, ctx_of(span)):
-                    continue
-            kept.append(h)
+            if st:
+                kept.append(h)
         return kept
+
+    def _short_abbreviation(self, entry: NameEntry) -> bool:
+        """Three capitals and nothing else (MAC, SLA, TPS) that few definitions name: such an
+        abbreviation has other expansions outside the domain (:mod:`kg.annotate.context`, rule 9)."""
+        return (
+            entry.case == CASE_UPPER
+            and len(entry.name) == 3
+            and entry.name.isalpha()
+            and entry.name not in self.vocabulary.widely_used
+        )
 
     def _mention(
         self, original: str, start: int, end: int, h: _Hit, lang: str, section: int, options: AnnotateOptions
@@ -342,6 +395,14 @@ class Annotator:
 def _aligned(original: str, folded: str, to_orig: Any) -> str:
     """The original's character at each folded offset (case kept), for the case-sensitive rules."""
     return "".join(original[to_orig(i)] if to_orig(i) < len(original) else " " for i in range(len(folded)))
+
+
+def _spelled_as(text: str, name: str) -> bool:
+    """A name with inner capitals (``LoRA``) matches its own spelling, all lower case, all
+    capitals or only a first capital, not another mix of cases (``LoRa``, the radio)."""
+    if text == name or len(text) != len(name) or text in (text.lower(), text.upper()):
+        return True
+    return text == text[:1].upper() + text[1:].lower()
 
 
 def _latin(name: str) -> bool:

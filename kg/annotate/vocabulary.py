@@ -12,6 +12,9 @@ Per name (:class:`NameEntry`), decided from the glossary's own data, never from 
   (``EP``, ``PP``, ``CP``), a Chinese name that jieba's general dictionary holds (``节点``,
   ``温度``, ``编码器``: everyday Chinese, unlike ``张量并行``) — is kept
   only where its context supports it (:mod:`kg.annotate.context`).
+- **mixed case**: a name with a capital after a lower-case letter (``LoRA``, ``vLLM``,
+  ``InfiniBand``) has a spelling of its own; written with another mix of cases (``LoRa``, the
+  radio) it is another word. All lower case, all capitals or only a first capital still match.
 - **rivals**: terms a reader could mean by the same words: a ``confused_with`` neighbour named by
   this name plus more words (lone ``Triton`` vs ``Triton Inference Server``: the context decides
   between them), and names equal up to spacing and hyphens (``TensorCore`` vs ``Tensor Core``: the
@@ -50,6 +53,10 @@ _TITLE_WORD = re.compile(r"[A-Z][a-z]+")
 _LOWER_WORD = re.compile(r"[a-z]+")
 _CAPS = re.compile(r"[A-Z0-9][A-Z0-9\-]*")
 _SPACES = re.compile(r" +")
+_MIXED_CASE = re.compile(r"[a-z][A-Z]")
+_CAPS_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,}(?![A-Za-z0-9])")
+#: How many definitions must name an abbreviation for it to be the domain's own.
+WIDELY_USED = 3
 _MAX_SPACE_VARIANTS = 16
 #: How far in the graph a term supporting an everyday word may be (kg.annotate.context, rule 1).
 RELATED_DEPTH = 2
@@ -69,6 +76,7 @@ class NameEntry:
     mentioned: bool = False  # the term is a mentioned-only node (kind "mentioned")
     latin_start: bool = False  # the name starts with a Latin letter or digit (word boundary needed)
     latin_end: bool = False  # … ends with one (word boundary; plural and possessive endings)
+    mixed_case: bool = False  # a capital after a lower-case letter (LoRA, vLLM): its own spelling
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +184,7 @@ class Vocabulary:
                 mentioned=getattr(term, "kind", "defined") == "mentioned",
                 latin_start=_is_word_char(name.strip()[0]),
                 latin_end=_is_word_char(name.strip()[-1]),
+                mixed_case=bool(_MIXED_CASE.search(name)),
             )
             self.entries.append(entry)
             folded = fold_name(name)
@@ -201,6 +210,15 @@ class Vocabulary:
             )
             for w in re.findall(r"[A-Za-z]+", text)
         )
+        #: the sources' definitions, one per line: the domain's Chinese (kg.annotate.context, rule 4)
+        self.definition_text = "\n".join(d.text for t in terms for d in t.definitions)
+        #: abbreviations that at least :data:`WIDELY_USED` definitions name (GPU, HBM, LLM): the
+        #: domain's own, never another thing (kg.annotate.context, rule 9)
+        caps: Counter[str] = Counter()
+        for t in terms:
+            for d in t.definitions:
+                caps.update(set(_CAPS_WORD.findall(d.text)))
+        self.widely_used = frozenset(w for w, n in caps.items() if n >= WIDELY_USED)
         self._related: dict[str, frozenset[str]] = {}
 
     def __len__(self) -> int:

@@ -1,0 +1,93 @@
+"""The context rules added for issue 12 (precision on everyday words): each test pairs a
+sentence the rule changes with a control sentence it must leave alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg.annotate import Annotator
+from kg.annotate.context import SentenceContext, modifier_of_next, signature_words
+from kg.annotate.engine import _spelled_as
+from tests.annotate.annotate_helpers import found, ids
+
+
+def test_support_stops_at_a_contrastive_conjunction(ann: Any) -> None:
+    # rule 5: autoscaling would support "queue", but "but" sets the bakery against it
+    contrast = "The queue at the bakery was long this morning, but autoscaling added replicas in time."
+    assert "queue-request" not in ids(ann(contrast))
+    same_topic = "The queue at the bakery was long this morning, and autoscaling added replicas in time."
+    assert "queue-request" in ids(ann(same_topic))
+    # the same in Chinese: 不过 ends the support of 采样 for 温度
+    assert "temperature" not in ids(ann("窗外的温度降到了零下，不过线上服务的采样参数一直没变。"))
+    assert "temperature" in ids(ann("窗外的温度降到了零下，线上服务的采样参数一直没变。"))
+
+
+def test_a_modifier_needs_two_signature_words_of_its_own_clause(ann: Any) -> None:
+    # rule 4: "token bucket" is rate limiting; the one signature word "rate" does not rescue it
+    got = ids(ann("Rate limiting uses a token bucket per client, and decode speed per GPU is unaffected."))
+    assert "token" not in got and "decode" in got
+    # a plural head is no modifier: the tokens are the model's
+    assert "token" in ids(ann("The tokens generated during decode stream to the client."))
+
+
+def test_a_latin_word_before_a_chinese_outside_noun_only_modifies_it(ann: Any) -> None:
+    # rule 4 in mixed text: "batch 实习生" is a group of interns
+    assert "batch" not in ids(ann("这一 batch 实习生下周入职，先熟悉 prefill 和 decode。"))
+    # a noun of the domain after it keeps it
+    assert "batch" in ids(ann("这批 batch 请求在 prefill 阶段写入 KV cache。"))
+
+
+def test_a_preposition_after_the_match_is_no_noun_it_modifies(annotator: Annotator) -> None:
+    vocab = annotator.vocabulary
+    tp = next(e for e in vocab.entries if e.name == "TP")
+    for text, expected in (("keep TP inside a node", False), ("keep TP hardware tidy", True)):
+        end = text.index("TP") + 2
+        assert modifier_of_next(vocab, tp, text.lower(), text, end, False) is expected
+
+
+def test_function_words_are_no_signature(annotator: Annotator) -> None:
+    # rule 6: "per" and 通常 ("usually") are as common outside the domain as inside
+    vocab = annotator.vocabulary
+    token_sig = vocab.signatures["token"]
+    node_sig = vocab.signatures["gpu-node"]
+    assert "per" in token_sig and "通常" in node_sig  # in the definitions' words, but not counted
+    assert "per" not in signature_words(vocab, "token", SentenceContext(frozenset({"per", "rate"})))
+    assert signature_words(vocab, "gpu-node", SentenceContext(frozenset({"通常"}))) == []
+
+
+def test_a_word_talked_about_as_a_word_is_no_term(ann: Any) -> None:
+    # rule 7
+    assert "engine" not in ids(ann("engine 这个词有人指 TensorRT 编译出来的文件。"))
+    assert "engine" in ids(ann("TensorRT 编译出来的 engine 文件换一张 GPU 就要重建。"))
+
+
+def test_a_compound_chain_stays_foreign(ann: Any) -> None:
+    # rule 8: "search engine" is foreign, so is "[search engine] optimization"
+    got = ids(ann("The agency sold us search engine optimization, and our inference engine served prefill."))
+    assert "optimization" not in got and "engine" not in got and "inference-engine" in got
+    assert "optimization" in ids(ann("Kernel optimization and graph optimization both cut TTFT on the GPU."))
+
+
+def test_a_short_abbreviation_modifying_an_outside_noun_needs_support(ann: Any) -> None:
+    # rule 9: three capitals the definitions rarely use have other expansions
+    assert "multiply-accumulate-operation" not in ids(
+        ann("The MAC address of the NIC changed after the reboot, so RDMA to the prefill nodes failed.")
+    )
+    assert not ids(ann("The SLA printer ran out of resin, and the MLA citation style guide is missing."))
+    assert "service-level-agreement" not in ids(ann("打印机的 SLA 树脂用完了。"))
+    # supported: a plural head, its own spelled-out name, an abbreviation the domain uses widely
+    assert "multiply-accumulate-operation" in ids(ann("A systolic array is a grid of MAC units in the TPU."))
+    assert found(ann("The TPS figure on the dashboard counts tokens per second for one user."))[0] == (
+        "TPS",
+        "perceived-tps",
+    )
+    assert "high-bandwidth-memory" in ids(ann("HBM stack height decides how much fits."))
+
+
+def test_a_name_with_inner_capitals_keeps_its_spelling(ann: Any) -> None:
+    got = found(
+        ann("The sensors talk LoRa to the barn gateway, while the chatbot loads LoRA adapters on the GPU.")
+    )
+    assert [s for s, t in got if t == "lora"] == ["LoRA"]
+    assert _spelled_as("lora", "LoRA") and _spelled_as("Lora", "LoRA") and _spelled_as("LORA", "LoRA")
+    assert not _spelled_as("LoRa", "LoRA") and not _spelled_as("VLlm", "vLLM")
