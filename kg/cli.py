@@ -553,7 +553,15 @@ def evaluate_cmd(
         systems["txtai"] = baseline.rank
         systems["txtai-tuned"], tuned_note = _txtai_tuned(g, dense)
     with console.status("evaluating…"):
-        report = evaluate(g, systems, load_queries(data))
+        # no system reuses a cached query vector (the cache is emptied before each timed call), and
+        # the encoder alone, on the text the engine encodes, is timed in the same run (issue 14)
+        report = evaluate(
+            g,
+            systems,
+            load_queries(data),
+            encoder=lambda q: dense.encoder.encode_queries([engine.query_text(q)]),
+            reset=dense.clear_vectors,
+        )
     if txtai:
         report["system_notes"] = {"txtai-tuned": tuned_note}
     command = "glossary eval" + ("" if data == DEV_SET else f" --data {data}")

@@ -162,6 +162,12 @@ class DenseIndex:
                 self._vectors.popitem(last=False)
         return vec
 
+    def clear_vectors(self) -> None:
+        """Forget every cached query vector, so that the next search encodes its query again
+        (``glossary eval`` times every system as on a query the engine has not seen)."""
+        with self._vectors_lock:
+            self._vectors.clear()
+
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
@@ -454,6 +460,12 @@ class SearchEngine:
             query, mode, page, len(ranked), truncated, reason, (time.perf_counter() - t0) * 1000.0
         )
 
+    @classmethod
+    def query_text(cls, query: str) -> str:
+        """The text the stages search for *query* (and the encoder encodes): cleaned, cut to
+        :attr:`MAX_QUERY_CHARS`."""
+        return clean(query)[: cls.MAX_QUERY_CHARS]
+
     def rank(self, query: str, mode: str = "hybrid", k: int = 10) -> list[str]:
         """Term ids only (for evaluation)."""
         return [h.term_id for h in self.search(query, mode, limit=k).hits]
@@ -462,7 +474,7 @@ class SearchEngine:
         """Every hybrid candidate of *query* with its stage ranks and scores (``score`` is the hand
         fusion's), every stage run, and what the query is: what the learned fusion is trained on
         (:mod:`kg.evaluation.fusion_train`)."""
-        text = clean(query)[: self.MAX_QUERY_CHARS]
+        text = self.query_text(query)
         if not fold(text).strip():
             return [], QueryInfo(cjk=False, topic=False, long=False)
         hits, info = self._stages(text, "hybrid", every_stage=True)

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from embeddings import HashingEncoder
+from kg.cli import app
 from kg.evaluation.dataset import Query, load_queries, resolve_gold
-from kg.evaluation.run import anchor_targets, check_targets, evaluate, query_group, render_markdown
+from kg.evaluation.run import (
+    ENCODER_NOTE,
+    anchor_targets,
+    check_targets,
+    evaluate,
+    query_group,
+    render_markdown,
+    speed_target,
+)
+from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
 
@@ -87,28 +103,29 @@ def _report(**systems: dict[str, Any]) -> dict[str, Any]:
 
 def test_check_targets_pass() -> None:
     lines = check_targets(_report(hybrid=_system(0.93, 0.86), txtai=_system(0.80, 0.5)))
-    assert len(lines) == 6  # three of the first issue, three of issue 14 (no txtai-tuned, dense here: FAIL)
-    assert all(line.startswith("PASS: ") for line in lines[:3]), lines
-    assert all(line.startswith("FAIL: ") for line in lines[3:]), lines
+    # three of issue 3, four of issue 14 (no txtai-tuned, dense or encoder timing here: FAIL)
+    assert len(lines) == 7
+    assert all(line.startswith("issue 3: PASS: ") for line in lines[:3]), lines
+    assert all(line.startswith("issue 14: FAIL: ") for line in lines[3:]), lines
     assert "0.930" in lines[0] and "cross_en_zh" in lines[1] and "+0.130" in lines[2]
 
 
 def test_check_targets_fail_each() -> None:
     lines = check_targets(_report(hybrid=_system(0.89, 0.84), txtai=_system(0.85, 0.9)))
-    assert [line.split(":")[0] for line in lines[:3]] == ["FAIL", "FAIL", "FAIL"]
+    assert [line.split(": ")[1] for line in lines[:3]] == ["FAIL", "FAIL", "FAIL"]
 
 
 def test_check_targets_margin_exactly_005_passes() -> None:
     lines = check_targets(_report(hybrid=_system(0.95, 0.9), txtai=_system(0.90, 0.9)))
-    assert lines[2].startswith("PASS"), lines[2]
+    assert lines[2].startswith("issue 3: PASS"), lines[2]
 
 
 def test_check_targets_missing_systems_fail() -> None:
     lines = check_targets(_report(txtai=_system(0.8, 0.5)))
-    assert all(line.startswith("FAIL") for line in lines)
+    assert all(": FAIL: " in line for line in lines)
     assert "hybrid not evaluated" in lines[0]
     only_hybrid = check_targets(_report(hybrid=_system(0.95, 0.9)))
-    assert only_hybrid[0].startswith("PASS") and only_hybrid[2].startswith("FAIL")
+    assert only_hybrid[0].startswith("issue 3: PASS") and only_hybrid[2].startswith("issue 3: FAIL")
     assert "txtai not evaluated" in only_hybrid[2]
 
 
@@ -124,7 +141,7 @@ def test_render_markdown_formats_numbers_from_the_report() -> None:
     assert "| `cross_en_zh` | 2 | 0.876 | 0.500 | 0.432 | 0.500 |" in md  # hybrid then txtai
     assert "| `abbrev` | 2 | 0.667 | 0.333 | 0.667 | 0.333 |" in md
     assert "| `zh` | 1 | 0.250 | 0.125 | 0.250 | 0.125 |" in md
-    assert "### Targets" in md and "- PASS: hybrid MRR 0.932 >= 0.90 overall" in md
+    assert "### Targets" in md and "- issue 3: PASS: hybrid MRR 0.932 >= 0.90 overall" in md
     # every table row has the same number of cells as its header
     for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
         widths = {row.count("|") for row in block.strip().splitlines()}
@@ -193,9 +210,10 @@ def test_comparisons_and_anchor_targets_pass(real_glossary: Glossary, dataset_pa
     assert c["questions"]["n"] == report["groups"]["hybrid"]["questions"]["n"] > 0
     assert report["groups"]["txtai-tuned"]["reverse"]["mrr"] == pytest.approx(0.5)
     lines = check_targets(report)
-    assert len(lines) == 6
-    anchor = lines[3:]
+    assert len(lines) == 7
+    anchor = [line.removeprefix("issue 14: ") for line in lines[3:6]]
     assert all(line.startswith("PASS") for line in anchor), anchor
+    assert lines[6].startswith("issue 14: FAIL: hybrid median") and "encoder not timed" in lines[6]
     assert "on questions" in anchor[0] and "on reverse" in anchor[1] and "+0.500" in anchor[0]
 
 
@@ -226,7 +244,196 @@ def test_render_markdown_prints_groups_and_comparisons(real_glossary: Glossary, 
     assert f"| hybrid | {g['questions']['mrr']:.3f} | 0.000 | {g['reverse']['mrr']:.3f} | 0.000 |" in md
     n = report["dataset"]["evaluated"]
     assert f"| txtai-tuned | -0.500 [-0.500, -0.500] | 0 / {n} / 0 |" in md
-    assert "- FAIL: hybrid MRR 0.500 - txtai-tuned MRR 1.000 = -0.500 on questions" in md
+    assert "- issue 14: FAIL: hybrid MRR 0.500 - txtai-tuned MRR 1.000 = -0.500 on questions" in md
     for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
         widths = {row.count("|") for row in block.strip().splitlines()}
         assert len(widths) == 1, block
+
+
+# --- issue 14: search latency against the encoder's, in the same run ---------------------------
+
+
+@dataclass
+class LoggingEncoder:
+    """A real (hashing) encoder that logs each query it encodes and takes at least *delay* seconds."""
+
+    events: list[tuple[str, str]]
+    delay: float = 0.0
+    inner: HashingEncoder = field(default_factory=lambda: HashingEncoder(64))
+
+    @property
+    def id(self) -> str:
+        return self.inner.id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def encode_queries(self, texts: Sequence[str]) -> Any:
+        self.events.extend(("encode", t) for t in texts)
+        time.sleep(self.delay)
+        return self.inner.encode_queries(texts)
+
+    def encode_passages(self, texts: Sequence[str], *, batch_size: int = 64, progress: Any = False) -> Any:
+        return self.inner.encode_passages(texts, batch_size=batch_size, progress=progress)
+
+
+@pytest.fixture(scope="module")
+def logged_engine(real_glossary: Glossary) -> tuple[SearchEngine, LoggingEncoder]:
+    """The real engine (every stage, hashing vectors) over the real glossary, its encoder logging."""
+    encoder = LoggingEncoder([])
+    engine = SearchEngine.build(list(real_glossary.terms.values()), "hash:64", encoder=encoder)
+    assert engine.dense is not None
+    return engine, encoder
+
+
+def _logged_run(
+    real_glossary: Glossary,
+    queries: list[Query],
+    engine: SearchEngine,
+    encoder: LoggingEncoder,
+    *,
+    reset: bool,
+) -> dict[str, Any]:
+    dense = engine.dense
+    assert dense is not None
+    events = encoder.events
+    events.clear()
+
+    def system(name: str, run: Any) -> Any:
+        def call(q: str) -> list[str]:
+            events.append((name, q))
+            return list(run(q))
+
+        return call
+
+    systems = {
+        "hybrid": system("hybrid", lambda q: engine.rank(q, "hybrid", 10)),
+        "dense": system("dense", lambda q: [t for t, _, _ in dense.search(engine.query_text(q), 50)][:10]),
+    }
+    alone = system("encoder", lambda q: dense.encoder.encode_queries([engine.query_text(q)]))
+    return evaluate(
+        real_glossary, systems, queries, encoder=alone, reset=dense.clear_vectors if reset else None
+    )
+
+
+def test_evaluate_times_the_encoder_just_before_hybrid_and_every_system_encodes(
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+) -> None:
+    engine, encoder = logged_engine
+    report = _logged_run(real_glossary, queries, engine, encoder, reset=True)
+    json.dumps(report)
+    n = report["dataset"]["evaluated"]
+    assert report["encoder"]["n"] == n and report["encoder"]["median_ms"] >= 0.0
+    events = encoder.events
+    resolved, _ = resolve_gold(real_glossary, queries)
+    texts = [(q.text, engine.query_text(q.text)) for q in resolved]  # as asked, as encoded
+    assert any(asked != encoded for asked, encoded in texts)  # full-width punctuation: the engine's text
+    assert events[:2] == [("encoder", texts[0][0]), ("encode", texts[0][1])]  # warm-up, untimed
+    # per query: the encoder alone encodes the engine's text, then hybrid encodes it again
+    hybrid_pass = events[2 : 2 + 4 * n]
+    assert hybrid_pass == [
+        e
+        for asked, encoded in texts
+        for e in (("encoder", asked), ("encode", encoded), ("hybrid", asked), ("encode", encoded))
+    ]
+    # dense runs after hybrid on the same queries, yet encodes each one: no cached vector is reused
+    dense_pass = events[2 + 4 * n :]
+    assert dense_pass == [e for asked, encoded in texts for e in (("dense", asked), ("encode", encoded))]
+
+
+def test_without_reset_a_later_system_reuses_the_cached_vectors(
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+) -> None:
+    # what `reset` prevents: the engine keeps the vectors of its recent queries
+    engine, encoder = logged_engine
+    report = _logged_run(real_glossary, queries, engine, encoder, reset=False)
+    n = report["dataset"]["evaluated"]
+    dense_pass = encoder.events[-n:]
+    assert [e[0] for e in dense_pass] == ["dense"] * n
+
+
+def test_encoder_latency_is_in_the_hybrid_and_dense_latency(
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+) -> None:
+    engine, encoder = logged_engine
+    encoder.delay = 0.02  # every encoding takes >= 20 ms
+    try:
+        report = _logged_run(real_glossary, queries[:12], engine, encoder, reset=True)
+    finally:
+        encoder.delay = 0.0
+    assert report["encoder"]["median_ms"] >= 20.0
+    for name in ("hybrid", "dense"):
+        assert report["systems"][name]["latency"]["median_ms"] >= 20.0, name
+    line = check_targets(report)[-1]
+    assert line.startswith(("issue 14: PASS: hybrid median", "issue 14: FAIL: hybrid median")), line
+    assert f"encoder median {report['encoder']['median_ms']:.1f} ms + 3 ms" in line
+
+
+def _timed(hybrid_median: float, encoder: dict[str, Any] | None) -> dict[str, Any]:
+    report = _report(hybrid=_system(0.93, 0.86, median=hybrid_median, p95=30.0), txtai=_system(0.8, 0.5))
+    if encoder is not None:
+        report["encoder"] = encoder
+    return report
+
+
+def test_speed_target_pass_fail_and_not_timed() -> None:
+    enc = {"n": 4, "median_ms": 10.0, "p95_ms": 11.5}
+    assert speed_target(_timed(12.34, enc)) == (
+        "PASS: hybrid median 12.3 ms <= encoder median 10.0 ms + 3 ms (search adds +2.34 ms to the encoding)"
+    )
+    assert speed_target(_timed(13.0, enc)).startswith("PASS")  # exactly 3 ms more
+    fail = speed_target(_timed(13.01, enc))
+    assert fail.startswith("FAIL: hybrid median 13.0 ms <= encoder median 10.0 ms") and "+3.01 ms" in fail
+    assert speed_target(_timed(12.0, None)).startswith("FAIL") and "(encoder not timed)" in speed_target(
+        _timed(12.0, None)
+    )
+    nan = speed_target(_timed(12.0, {"n": 0, "median_ms": math.nan, "p95_ms": math.nan}))
+    assert nan.startswith("FAIL") and "encoder not timed" in nan
+    no_hybrid = _report(txtai=_system(0.8, 0.5))
+    no_hybrid["encoder"] = enc
+    assert "(hybrid not timed)" in speed_target(no_hybrid)
+    # the last line of the targets, labelled with its issue
+    assert check_targets(_timed(12.34, enc))[-1] == "issue 14: " + speed_target(_timed(12.34, enc))
+
+
+def test_render_markdown_prints_the_encoder_row_and_labelled_targets() -> None:
+    md = render_markdown(_timed(12.34, {"n": 4, "median_ms": 10.0, "p95_ms": 11.54}), command="pytest")
+    overall = md.split("### Overall")[1].split("###")[0]
+    assert "| encoder alone | – | – | – | 10.0 | 11.5 |" in overall
+    assert ENCODER_NOTE in overall and "dropped before each timed call" in ENCODER_NOTE
+    targets = md.split("### Targets")[1].strip().splitlines()
+    assert [t.split(":")[0] for t in targets] == ["- issue 3"] * 3 + ["- issue 14"] * 4
+    assert targets[-1] == "- issue 14: PASS: hybrid median 12.3 ms <= encoder median 10.0 ms + 3 ms " + (
+        "(search adds +2.34 ms to the encoding)"
+    )
+    for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
+        widths = {row.count("|") for row in block.strip().splitlines()}
+        assert len(widths) == 1, block
+    plain = render_markdown(_timed(12.34, None), command="pytest")
+    assert "encoder alone" not in plain and "(encoder not timed)" in plain
+
+
+@pytest.mark.slow
+def test_eval_command_reports_the_encoder_and_the_speed_target(
+    hash_artifact: Path, dataset_path: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "queries.jsonl"
+    lines = dataset_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    data.write_text("".join(lines[:15]), encoding="utf-8")
+    out = tmp_path / "EVAL.md"
+    out.write_text("# Evaluation\n", encoding="utf-8")
+    args = ["eval", "--artifact", str(hash_artifact), "--data", str(data), "--no-txtai"]
+    result = CliRunner().invoke(app, [*args, "--section", "speed", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    row = re.search(r"^\| encoder alone \| – \| – \| – \| ([\d.]+) \| ([\d.]+) \|$", text, flags=re.M)
+    hybrid = re.search(
+        r"^\| hybrid \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \| [\d.]+ \|$", text, flags=re.M
+    )
+    assert row and hybrid, text
+    line = re.search(
+        r"^- issue 14: (PASS|FAIL): hybrid median ([\d.]+) ms <= encoder median ([\d.]+) ms", text, re.M
+    )
+    assert line, text
+    assert (line[2], line[3]) == (hybrid[1], row[1])  # the figures of the same run
