@@ -567,6 +567,16 @@ _WHICH_ABOUT_PRONOUN = re.compile(
 )
 
 
+# a lead that names the term the rest of the question is about, then a break
+_REFERENT_LEAD = re.compile(
+    r"^(?:and |so |ok |now |what about )?(?:the (?:first|second|third|fourth|fifth|last|other|latter|former)(?: one)?"
+    r"|前者|后者|那?第[一二三四五12345](?:个|种)|那?另一(?:个|种))\s*(?:[—–:：,，]+|\s-\s)"
+)
+_AFTER_PREPOSITION = re.compile(
+    r"\b(?:on|around|in|with|by|from|into|onto|upon|for|to|of|over|under|behind|after)\s+(?:it|them|this)\s*$"
+)
+
+
 LIST_CLASS_TAIL = re.compile(
     r"(?:的)?(?:常见|主要|典型)?(?:的)?(?:方法|方式|做法|种类|类型|策略|技术|方案|实现|形式|分类|算法|手段|办法|类别|流派|"
     r"例子|示例|代表|产品)$|"
@@ -683,6 +693,11 @@ def parse(question: str) -> Parsed:
         elif intent == "which" and (_WHICH_RELATION.search(body) or _WHICH_ABOUT_PRONOUN.search(body)):
             # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
             intent = "relation"
+        elif intent == "which" and _REFERENT_LEAD.match(folded) and not _AFTER_PREPOSITION.search(body):
+            # "And the second one — which low-precision format did it bring?": the lead sets the
+            # subject and the question asks about it ("… which kernel family is built on it?"
+            # asks for another term)
+            intent = "relation"
         parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, facet, slots, True
         return parsed
     # "冷启动具体包括哪些时间？我们 scale-to-zero 之后第一个请求特别慢。": the question is one sentence
@@ -707,7 +722,10 @@ def parse(question: str) -> Parsed:
         if sub is not None and sub.matched:
             shift = s + m.end()
             sub.slots = [Slot(x.text, x.start + shift, x.end + shift) for x in sub.slots]
-            parsed.intent, parsed.facet, parsed.slots, parsed.matched = sub.intent, sub.facet, sub.slots, True
+            intent = sub.intent
+            if intent == "which" and _REFERENT_LEAD.match(folded) and not _AFTER_PREPOSITION.search(body):
+                intent = "relation"  # "And the first one — what memory bandwidth does it have?": see above
+            parsed.intent, parsed.facet, parsed.slots, parsed.matched = intent, sub.facet, sub.slots, True
             return parsed
     if parsed.body is not None:
         if has_pronoun and "哪些" in body:

@@ -285,3 +285,21 @@ def test_that_points_back_only_after_a_verb_or_preposition(question: str, pointi
 def test_what_a_term_does_to_something_defines_the_term() -> None:
     p = parse("What does DVFS do to inference latency?")
     assert p.intent == "definition" and [s.text for s in p.slots] == ["dvfs"]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        # a lead naming the term under discussion, then a question about it
+        ("And the other one — what limits it?", "relation"),
+        ("And the first one — what memory bandwidth does the book give it?", "relation"),
+        ("The latter: which model backends does it manage?", "relation"),
+        ("那另一个，靠哪种集合通信同步？", "relation"),
+        # the same lead, but the question asks for another term built on it
+        ("And the former, which attention kernel family is built on it?", "which"),
+        # no lead: the answer is another term
+        ("Which collective does it use to combine the results?", "which"),
+    ],
+)
+def test_a_lead_naming_the_referent_makes_the_question_about_it(question: str, intent: str) -> None:
+    assert parse(question).intent == intent
