@@ -213,9 +213,33 @@ def _items(phrase: str) -> list[str]:
     return [p for p in _ITEM_SPLIT.split(phrase) if p.strip()]
 
 
+def _singular(word: str) -> str:
+    """An English plural's singular ("GPUs" → "GPU", "caches" → "cache", "batches" → "batch")."""
+    if re.search(r"(?:ch|sh|x|ss)es$", word, re.IGNORECASE):
+        return word[:-2]
+    if len(word) > 2 and word[-1] in "sS" and word[-2] not in "sSuU'":
+        return word[:-1]
+    return word
+
+
+def _plural_named(text: str, res: NameResolver, exclude: str) -> str | None:
+    """The term the last English words of *text* name in the plural ("than Tensor Cores", "unlike
+    GPUs"): the strict scanner wants a name on word boundaries, so "GPUs" is no mention of GPU."""
+    words = _WORD.findall(text.rstrip(" .,;:)）。"))
+    if not words or not re.search(r"[A-Za-z0-9]\s*$", text.rstrip(" .,;:)）。")):
+        return None
+    for n in (3, 2, 1):
+        if len(words) < n or _singular(words[-1]) == words[-1]:
+            continue
+        hit = res.resolve(" ".join([*words[-n:-1], _singular(words[-1])])) - {exclude}
+        if len(hit) == 1:
+            return next(iter(hit))
+    return None
+
+
 def _last_named(text: str, res: NameResolver, exclude: str) -> str | None:
     found = [tid for tid, _ in res.mentioned(text) if tid != exclude]
-    return found[-1] if found else None
+    return found[-1] if found else _plural_named(text, res, exclude)
 
 
 # A verb that may sit between an alternative's marker and its term: "是 A 还是补 B"
@@ -373,7 +397,7 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     if "y" in pattern.groupindex:  # "A 还是 B", "A vs B": the terms that touch the marker
                         alternatives = m.group().startswith(("可以", "要么", "或者", "either"))
                         left = _opening(phrase, res) if alternatives else _ending(phrase, res)
-                        right = _opening(m.group("y"), res)
+                        right = _opening(m.group("y"), res) or _ending(m.group("y"), res)
                         named = [left, right] if left and right and left != right else []
                     elif re.search(r"权衡|取舍|折中", m.group()):
                         # "A 与 B 之间的权衡": each listed item is a term's whole name

@@ -158,6 +158,11 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         ("tp", "切分每一层，流水线并行则切分层间。", {("pp", "tp", "parallel")}),
         ("tp", "切分每一层，而不是 HBM 的层。", {("hbm", "tp", "instead")}),
         ("llm", "H100 适合训练，HBM 决定容量。", set()),
+        # a side named in the plural, or with a modifier before the name of an alternative
+        ("h200", "Offers more memory than H100s.", {("h100", "h200", "comparative")}),
+        ("h200", "Unlike CUDA drivers, it is loaded per process.", {("cuda-driver", "h200", "negation")}),
+        ("h200", "Offers more memory than H100s do in practice.", set()),
+        ("llm", "先看 TTFT 还是单用户 TPOT。", {("tpot", "ttft", "comparative")}),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
