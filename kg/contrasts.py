@@ -3,22 +3,30 @@
 A family of small rules keyed on linguistic cues, not on particular sentences; each gives a
 *kind* that the edge carries as its origin:
 
-- ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "不像 X
-  那样", "（不是 X）", "不一定需要独立 X", "unlike X");
-- ``comparative``: the text ranks or weighs terms ("比 X 更…", "高于 / 低于 / 少于 X", "与 X 相比
-  / 对比 / 相对", "介于 X 与 Y 之间", "Y 是更…的说法", "than X"), offers them as alternatives
+- ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "迥异于 X",
+  "不像 X 那样", "（不是 X）", "不一定需要独立 X", "勿与 X…", "unlike X", "differs from X",
+  "confused with X");
+- ``comparative``: the text ranks or weighs terms ("比 / 较之 X 更…", "高于 / 低于 / 逊于 / 不及 X",
+  "与 X 相比 / 对比 / 相对 / 相反 / 混为一谈 / 有所不同" — "A 与 B…" with A touching 与 has A as
+  its subject, not the owner —, "介于 X 与 Y 之间", "Y 是更…的说法", "than X", "superior to X"),
+  offers them as alternatives
   ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同"), or sets their
   figures side by side ("A100 2 TB/s、H100 3.35 TB/s");
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
-  "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
-- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
-- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`); when X
+  "相当于 NVIDIA 平台上的 X", "对标 X", "the counterpart of X", two definitions that say the same
+  of different vendors);
+- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构", "superseded
+  by X", "deprecated in favour of X");
+- ``instead``: "X 而不是 Y", "rather than", and "不是 X，而是 Y" / "not X but Y" with both named
+  (settled by topic, :func:`settle_instead`); when X
   is what bounds the owner ("计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽"), the owner
   is set against Y too;
 - ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
   衡量…", "延迟看…；吞吐看…"), or fills one slot with a different term in each clause
-  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐");
+  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐"), or sets a clause's
+  subject against the clause before it with a contrastive topic or conjunction ("scale-out 则…",
+  "B 却 / 反而…", "…，而 B…", "…, whereas B…", "…, while B…");
 - ``comparative`` also for the parts of one whole ("同时包含注意力层和线性注意力层"), terms called
   different tiers of one thing ("NVLink、HBM、InfiniBand 是不同层级的带宽"), a performance set
   against another term's ("性能接近手写 CUDA"), and two definitions in the same words but for
@@ -30,7 +38,7 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
 
 The contrasted phrase of a marker names the other side; only the last term named in each
-item of the phrase counts (the head of a Chinese noun phrase comes last: "明显低于节点内
+item of the phrase counts (an English name in the plural counts too: "than Tensor Cores") (the head of a Chinese noun phrase comes last: "明显低于节点内
 NVLink" contrasts with NVLink, not 节点). A side the text names by a shortened form of a
 sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name.
 Confusables sections and jointly defined lines (with the examples their members give) are
@@ -461,12 +469,11 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 out.append(Contrast(owner.id, spans[0][0], "comparative", sent.strip(), doc, line))
         out.extend(_clause_pairs(owner, sent, res, doc, line))
         for nb in _NOT_BUT.finditer(sent):
-            x = _last_named(nb.group("x") or nb.group("ex"), res, "")
-            y = _opening(nb.group("y") or nb.group("ey"), res) or _last_named(
-                nb.group("y") or nb.group("ey"), res, ""
-            )
-            if x and y and x != y:
-                out.append(Contrast(x, y, "instead", sent.strip(), doc, line))
+            denied = _last_named(nb.group("x") or nb.group("ex"), res, "")
+            said = nb.group("y") or nb.group("ey")
+            affirmed = _opening(said, res) or _last_named(said, res, "")
+            if denied and affirmed and denied != affirmed:
+                out.append(Contrast(denied, affirmed, "instead", sent.strip(), doc, line))
         fl = _FORMER_LATTER.search(sent)
         if fl:  # "X 与 Y：前者…，后者…" — the two terms named last before 前者
             named = list(dict.fromkeys(tid for tid, _ in res.mentioned(sent[: fl.start()])))
