@@ -3,22 +3,30 @@
 A family of small rules keyed on linguistic cues, not on particular sentences; each gives a
 *kind* that the edge carries as its origin:
 
-- ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "不像 X
-  那样", "（不是 X）", "不一定需要独立 X", "unlike X");
-- ``comparative``: the text ranks or weighs terms ("比 X 更…", "高于 / 低于 / 少于 X", "与 X 相比
-  / 对比 / 相对", "介于 X 与 Y 之间", "Y 是更…的说法", "than X"), offers them as alternatives
+- ``negation``: the text denies an identity ("不等于 X", "不能等同于 X", "区别于 X", "迥异于 X",
+  "不像 X 那样", "（不是 X）", "不一定需要独立 X", "勿与 X…", "unlike X", "differs from X",
+  "confused with X");
+- ``comparative``: the text ranks or weighs terms ("比 / 较之 X 更…", "高于 / 低于 / 逊于 / 不及 X",
+  "与 X 相比 / 对比 / 相对 / 相反 / 混为一谈 / 有所不同" — "A 与 B…" with A touching 与 has A as
+  its subject, not the owner —, "介于 X 与 Y 之间", "Y 是更…的说法", "than X", "superior to X"),
+  offers them as alternatives
   ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同"), or sets their
   figures side by side ("A100 2 TB/s、H100 3.35 TB/s");
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
-  "相当于 NVIDIA 平台上的 X", two definitions that say the same of different vendors);
-- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构");
-- ``instead``: "X 而不是 Y", "rather than" (settled by topic, :func:`settle_instead`); when X
+  "相当于 NVIDIA 平台上的 X", "对标 X", "the counterpart of X", two definitions that say the same
+  of different vendors);
+- ``replacement``: succession ("接替 X", "被 X 取代", "用 X 替代", "X 之后的未来…架构", "superseded
+  by X", "deprecated in favour of X");
+- ``instead``: "X 而不是 Y", "rather than", and "不是 X，而是 Y" / "not X but Y" with both named
+  (settled by topic, :func:`settle_instead`); when X
   is what bounds the owner ("计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽"), the owner
   is set against Y too;
 - ``implementation``: "算子在硬件上的具体实现" (the abstract thing and its concrete form);
 - ``parallel``: one sentence gives two terms the same verb, clause by clause ("TTFT 衡量…，TPOT
   衡量…", "延迟看…；吞吐看…"), or fills one slot with a different term in each clause
-  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐");
+  ("AllReduce…（TP 用）；AllGather…（PP 用）", "聊天重 TTFT，批处理重吞吐"), or sets a clause's
+  subject against the clause before it with a contrastive topic or conjunction ("scale-out 则…",
+  "B 却 / 反而…", "…，而 B…", "…, whereas B…", "…, while B…");
 - ``comparative`` also for the parts of one whole ("同时包含注意力层和线性注意力层"), terms called
   different tiers of one thing ("NVLink、HBM、InfiniBand 是不同层级的带宽"), a performance set
   against another term's ("性能接近手写 CUDA"), and two definitions in the same words but for
@@ -30,7 +38,7 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
   generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
 
 The contrasted phrase of a marker names the other side; only the last term named in each
-item of the phrase counts (the head of a Chinese noun phrase comes last: "明显低于节点内
+item of the phrase counts (an English name in the plural counts too: "than Tensor Cores") (the head of a Chinese noun phrase comes last: "明显低于节点内
 NVLink" contrasts with NVLink, not 节点). A side the text names by a shortened form of a
 sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name.
 Confusables sections and jointly defined lines (with the examples their members give) are
@@ -117,7 +125,7 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ("among", r"(?P<x>[^，。；,;：:（(]{1,40}?)\s+(?:vs\.?|versus|VS)\s+(?P<y>[^，。；,;：:）)]{1,40})"),
         (
             "comparative",
-            rf"比(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",
+            rf"(?:比|较之)(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",
         ),
         ("comparative", rf"介于(?P<x>{_NP}{{1,40}}?)之间"),
         # "性能接近手写 CUDA": a performance measured against another term
@@ -127,34 +135,64 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "negation",
-            r"(?i)\b(?:unlike|as opposed to|in contrast to|not to be confused with|distinct from)\b",
+            r"(?i)\b(?:unlike|as opposed to|in contrast (?:to|with)|contrary to|not to be confused with|"
+            r"(?:as )?distinct from|differs? from|different from|(?:often )?confused with|mistaken for)\b",
         ),
-        ("instead", r"(?i)\b(?:rather than|instead of)\b"),
-        ("comparative", r"(?i)\b(?:compared (?:with|to)|relative to|than)\b"),
-        ("replacement", r"(?i)\b(?:replaced by|supersedes?|succeeds|successor (?:of|to)|predecessor of)\b"),
-        ("comparative", rf"(?:和|与|跟|同)(?P<x>{_NP}{{1,30}}?)(?:相对|做对照|对照|混淆|相比|对比|比较)"),
-        ("comparative", r"(?:和|与|跟|同)(?P<x>[^，。；,;、]{1,30}?)不同(?=[，,。；;]|的是|$)"),
+        ("instead", r"(?i)\b(?:rather than|instead of|in place of)\b"),
+        (
+            "comparative",
+            r"(?i)\b(?:(?:as )?compared (?:with|to)|in comparison (?:with|to)|relative to|than|"
+            r"outperforms?|superior to|inferior to)\b",
+        ),
+        (
+            "replacement",
+            r"(?i)\b(?:replaced by|superseded by|supersedes?|succeeds|successor (?:of|to)|predecessor (?:of|to)|"
+            r"(?:deprecated )?in favou?r of|replaces)\b",
+        ),
+        ("counterpart", r"(?i)\bcounterpart (?:of|to)\b"),
+        (
+            "comparative",
+            rf"(?:和|与|跟|同)(?P<x>{_NP}{{1,30}}?)(?:相对|做对照|对照|混淆|混为一谈|搞混|弄混|相比|对比|比较|"
+            r"区分开|区别开|相区别|有别|(?:正好|恰好|恰恰|截然)?相反)",
+        ),
+        (
+            "comparative",
+            r"(?:和|与|跟|同)(?P<x>[^，。；,;、]{1,30}?)(?:有所|截然|完全|根本)?(?:不同|不一样)(?=[，,。；;]|的是|$)",
+        ),
         ("comparative", rf"是(?P<x>{_NP}{{1,20}}?)的(?:[0-9.]+|[一二两三四五六七八九十几数半]+)倍"),
         ("comparative", rf"对(?P<x>{_NP}{{1,20}}?)的回应"),
         ("counterpart", rf"相当于(?P<x>{_NP}{{0,30}}?(?:平台|生态)?上的{_NP}{{1,30}})"),
         ("counterpart", r"对标"),
         (
             "negation",
-            r"不代表|不意味着|不等于|不等同于|区别于|有别于|不同于|并非|不属于|不要与|不要和|不要把|别把|"
+            r"不代表|不意味着|不等于|不等同于|区别于|有别于|不同于|迥异于|有异于|并非|不属于|不要与|不要和|不要把|别把|"
+            r"勿与|勿把|切勿|不可与|不应与|不宜与|"
             r"不能把它等同于|不能等同于|不能与|独立于",
         ),
         (
             "comparative",
-            r"低于|高于|少于|多于|大于|小于|优于|劣于|慢于|快于|不如|胜过|相比于?|相较于?|相对于|比起",
+            r"低于|高于|少于|多于|大于|小于|优于|劣于|慢于|快于|强于|弱于|逊于|逊色于|不如|不及|胜过|领先于|落后于|"
+            r"相比于?|相较于?|相对于|比起|较之",
         ),
-        ("replacement", r"接替|取代|替换|继任"),
-        ("instead", r"而不是|而非"),
+        ("replacement", r"接替|取代|替换|继任|让位于|取而代之"),
+        ("instead", r"而不是|而非|而不用|而不采用|而不使用"),
     )
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
 # "受 X 限制 / 约束 / 制约": the clause names what bounds its subject
 _BOUND_BY = re.compile(r"受[^，,]*(?:限制|约束|制约|主导|支配)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
+# "不是 X，而是 Y" / "并非 X 而是 Y" / "not X but Y": X and Y, both named
+_NOT_BUT = re.compile(
+    r"(?:并?不是|并非|不在于)(?P<x>[^，。；;：:]{1,30}?)[，,]?\s*而(?:是|在于)(?P<y>[^，。；;：:]{1,30})"
+    r"|(?i:\bnot\s+(?P<ex>[^,.;:]{1,40}?),?\s+but(?: rather)?\s+(?P<ey>[^,.;:]{1,40}))"
+)
+# A clause that sets its subject against the previous clause's: "A 是…，B 则…", "B 却 / 反而…",
+# "…，而 B…", "…, whereas B…", "…, while B…" (a contrastive topic or conjunction, general usage)
+_THEN_TOPIC = re.compile(r"^\s*(?:则|却|反而|倒是|反倒)")
+_WHEREAS = re.compile(
+    r"^\s*(?:而(?!不是|不必|不用|不需|非|是|且|后|言|已)|相反[，,]?|反之[，,]?|(?i:whereas|while)\b)\s*"
+)
 # A clause that ends in a place ("留在快速内存里", "放到…上"): its 而不是 opposes two places
 _LOCATIVE = re.compile(r"(?:在|到|进|于)[^，,]*[里中上内]\s*$")
 _BOTH_DIFFER = re.compile(
@@ -183,9 +221,33 @@ def _items(phrase: str) -> list[str]:
     return [p for p in _ITEM_SPLIT.split(phrase) if p.strip()]
 
 
+def _singular(word: str) -> str:
+    """An English plural's singular ("GPUs" → "GPU", "caches" → "cache", "batches" → "batch")."""
+    if re.search(r"(?:ch|sh|x|ss)es$", word, re.IGNORECASE):
+        return word[:-2]
+    if len(word) > 2 and word[-1] in "sS" and word[-2] not in "sSuU'":
+        return word[:-1]
+    return word
+
+
+def _plural_named(text: str, res: NameResolver, exclude: str) -> str | None:
+    """The term the last English words of *text* name in the plural ("than Tensor Cores", "unlike
+    GPUs"): the strict scanner wants a name on word boundaries, so "GPUs" is no mention of GPU."""
+    words = _WORD.findall(text.rstrip(" .,;:)）。"))
+    if not words or not re.search(r"[A-Za-z0-9]\s*$", text.rstrip(" .,;:)）。")):
+        return None
+    for n in (3, 2, 1):
+        if len(words) < n or _singular(words[-1]) == words[-1]:
+            continue
+        hit = res.resolve(" ".join([*words[-n:-1], _singular(words[-1])])) - {exclude}
+        if len(hit) == 1:
+            return next(iter(hit))
+    return None
+
+
 def _last_named(text: str, res: NameResolver, exclude: str) -> str | None:
     found = [tid for tid, _ in res.mentioned(text) if tid != exclude]
-    return found[-1] if found else None
+    return found[-1] if found else _plural_named(text, res, exclude)
 
 
 # A verb that may sit between an alternative's marker and its term: "是 A 还是补 B"
@@ -271,6 +333,43 @@ def _clause_subject(before: str, owner: Term, res: NameResolver) -> str:
     return owner.id
 
 
+def _touching(before: str, res: NameResolver) -> str | None:
+    """The term whose name ends *before* (spaces aside): "H100 与 H200 不同" → H100."""
+    clause = _CLAUSE_SPLIT.split(before)[-1]
+    spans = res.mentioned(clause)
+    if not spans:
+        return None
+    last_id, last_name = spans[-1]
+    return last_id if fold(clause).rstrip().endswith(last_name) else None
+
+
+def _clause_pairs(owner: Term, sent: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
+    """ "Scale-up 连接芯片，scale-out 则连接服务器", "A 偏重延迟，而 B 偏重吞吐", "A favours latency,
+    whereas B favours throughput": a clause whose subject is a term followed by 则 / 却 / 反而, or that
+    opens with a contrastive 而 / whereas / while and then a term, sets that term against the
+    subject of the clause before it (the term that opens it, else the owner a definition leaves
+    out). Clauses inside brackets are not read."""
+    out: list[Contrast] = []
+    clauses = [c for c in _CLAUSE_SPLIT.split(re.sub(r"[（(][^）)]*[）)]", "", sent)) if c.strip()]
+    for prev, clause in pairwise(clauses):
+        text = fold(clause).strip()
+        lead = _WHEREAS.match(text)
+        rest = text[lead.end() :] if lead and lead.end() else text
+        spans = [(tid, nm) for tid, nm in res.mentioned(clause) if rest.startswith(nm)]
+        if not spans:
+            continue
+        b, name = spans[0]
+        opened = bool(lead and lead.end())
+        if not opened and not _THEN_TOPIC.match(_ADVERBS_BEFORE.sub("", rest[len(name) :])):
+            continue
+        before = fold(prev).strip()
+        openers = [tid for tid, nm in res.mentioned(prev) if before.startswith(nm)]
+        a = openers[0] if openers else owner.id
+        if a != b:
+            out.append(Contrast(a, b, "parallel", sent.strip(), doc, line))
+    return out
+
+
 def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: int) -> list[Contrast]:
     """Contrasts stated by markers in one entry's definition or note (see module docstring).
 
@@ -298,7 +397,7 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 phrase = m.group("x") if "x" in pattern.groupindex else None
                 if phrase is None:
                     phrase = _CLAUSE_SPLIT.split(sent[m.end() :])[0]
-                if kind == "counterpart" and not re.search(r"上的", phrase):
+                if m.group().startswith("相当于") and not re.search(r"上的", phrase):
                     continue  # a plain 相当于 is a cross-reference (kg.relations)
                 before = sent[: m.start()]
                 if kind == "among":  # "区分 A 和 B", "A 与 B 的区别": the listed terms, not the owner
@@ -306,7 +405,7 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     if "y" in pattern.groupindex:  # "A 还是 B", "A vs B": the terms that touch the marker
                         alternatives = m.group().startswith(("可以", "要么", "或者", "either"))
                         left = _opening(phrase, res) if alternatives else _ending(phrase, res)
-                        right = _opening(m.group("y"), res)
+                        right = _opening(m.group("y"), res) or _ending(m.group("y"), res)
                         named = [left, right] if left and right and left != right else []
                     elif re.search(r"权衡|取舍|折中", m.group()):
                         # "A 与 B 之间的权衡": each listed item is a term's whole name
@@ -337,7 +436,12 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                 else:
                     # only "X 比 Y…" names its own subject; before 高于/低于/取代… a term in the
                     # clause is mostly the property compared ("带宽通常高于 Ethernet")
-                    subject = _clause_subject(before, owner, res) if m.group().startswith("比") else owner.id
+                    if m.group().startswith(("比", "较之")):
+                        subject = _clause_subject(before, owner, res)
+                    elif m.group().startswith(("和", "与", "跟", "同")):
+                        subject = _touching(before, res) or owner.id  # "A 与 B 不同": A, not the owner
+                    else:
+                        subject = owner.id
                 targets = _targets(phrase, owner, res)
                 for tid in targets:
                     if tid == subject:
@@ -363,6 +467,13 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
             opener = spans[0] if spans and text.startswith(spans[0][1]) else None
             if opener and opener[0] != owner.id and _RANKED.match(text[len(opener[1]) :]):
                 out.append(Contrast(owner.id, spans[0][0], "comparative", sent.strip(), doc, line))
+        out.extend(_clause_pairs(owner, sent, res, doc, line))
+        for nb in _NOT_BUT.finditer(sent):
+            denied = _last_named(nb.group("x") or nb.group("ex"), res, "")
+            said = nb.group("y") or nb.group("ey")
+            affirmed = _opening(said, res) or _last_named(said, res, "")
+            if denied and affirmed and denied != affirmed:
+                out.append(Contrast(denied, affirmed, "instead", sent.strip(), doc, line))
         fl = _FORMER_LATTER.search(sent)
         if fl:  # "X 与 Y：前者…，后者…" — the two terms named last before 前者
             named = list(dict.fromkeys(tid for tid, _ in res.mentioned(sent[: fl.start()])))
@@ -380,6 +491,7 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
     return out
 
 
+_ADVERBS_BEFORE = re.compile(r"^\s*(?:的[^，,\s]{1,6}\s*)?")
 # Adverbs between a clause's subject and its verb ("scale-out 则连接…", "INT4 也用…")
 _ADVERBS = re.compile(r"^(?:则|也|就|都|只|仅|主要|通常|一般|往往|更|多)+")
 # Verbs of definition and role; a clause whose head is one of them gives that verb whole

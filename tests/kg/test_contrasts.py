@@ -133,6 +133,36 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
         # two kinds of part in one whole
         ("llm", "同时包含张量并行和流水线并行的部署。", {("pp", "tp", "comparative")}),
         ("llm", "Serving both TTFT and TPOT targets.", {("tpot", "ttft", "comparative")}),
+        # a wider inventory of general markers (Chinese and English)
+        ("tp", "与 H100 截然相反。", {("h100", "tp", "comparative")}),
+        ("tp", "不要与 HBM 混为一谈。", {("hbm", "tp", "comparative")}),
+        ("tp", "H100 与 H200 有所不同。", {("h100", "h200", "comparative")}),
+        ("tp", "吞吐逊于 H100。", {("h100", "tp", "comparative")}),
+        ("tp", "迥异于 HBM 的做法。", {("hbm", "tp", "negation")}),
+        ("tp", "较之 H100 更省电。", {("h100", "tp", "comparative")}),
+        ("tp", "把较大的 H100 切成小块更省。", set()),
+        ("h200", "Often confused with H100.", {("h100", "h200", "negation")}),
+        ("h200", "Differs from H100 in memory.", {("h100", "h200", "negation")}),
+        ("h200", "Deprecated in favour of H100.", {("h100", "h200", "replacement")}),
+        ("h200", "The AMD counterpart of H100.", {("h100", "h200", "counterpart")}),
+        ("h200", "对标 H100。", {("h100", "h200", "counterpart")}),
+        # "不是 X，而是 Y": both named
+        ("llm", "瓶颈在于 H100 的算力，而是 HBM。", set()),
+        ("llm", "瓶颈不在于 H100 的算力而在于 HBM。", {("h100", "hbm", "instead")}),
+        ("llm", "The limit is not H100 but HBM.", {("h100", "hbm", "instead")}),
+        ("llm", "瓶颈不是算力，而是 HBM。", set()),
+        # the next clause's subject set against this one's by 则 / 却 / 而 / whereas / while
+        ("llm", "TTFT 看首字，TPOT 则看后续。", {("tpot", "ttft", "parallel")}),
+        ("llm", "H100 适合训练，而 H200 适合推理。", {("h100", "h200", "parallel")}),
+        ("llm", "TTFT tracks the first token, whereas TPOT tracks the rest.", {("tpot", "ttft", "parallel")}),
+        ("tp", "切分每一层，流水线并行则切分层间。", {("pp", "tp", "parallel")}),
+        ("tp", "切分每一层，而不是 HBM 的层。", {("hbm", "tp", "instead")}),
+        ("llm", "H100 适合训练，HBM 决定容量。", set()),
+        # a side named in the plural, or with a modifier before the name of an alternative
+        ("h200", "Offers more memory than H100s.", {("h100", "h200", "comparative")}),
+        ("h200", "Unlike CUDA drivers, it is loaded per process.", {("cuda-driver", "h200", "negation")}),
+        ("h200", "Offers more memory than H100s do in practice.", set()),
+        ("llm", "先看 TTFT 还是单用户 TPOT。", {("tpot", "ttft", "comparative")}),
         # words that look like markers but compare nothing named
         ("tp", "延迟低于 100 ms，适合在线服务。", set()),
         ("tp", "把 prefill 和 decode 拆到使用不同硬件的引擎。", set()),
