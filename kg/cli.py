@@ -706,13 +706,14 @@ ChatDataOpt = typer.Option(
 ChatSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the two blind dev splits, the test split "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the four blind dev splits, the test split "
     "and the original conversations.",
 )
 DEFAULT_CHAT_SPLITS = (
     "dev=tests/data/chat_blind_dev.jsonl",
     "dev2=tests/data/chat_blind_dev2.jsonl",
     "dev3=tests/data/chat_blind_dev3.jsonl",
+    "dev4=tests/data/chat_blind_dev4.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )

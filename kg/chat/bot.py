@@ -92,6 +92,7 @@ def answer(
     )
     ctx.reasked = again is not None
     resolve_reference(ctx)
+    _prefer_answered(ctx, linker)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
     # only a referent from the conversation narrows the answer to its neighbours: one named in the
     # same question ("…没有它缓存的那台机器…") is just another name the question mentions
@@ -172,6 +173,32 @@ def _reasked(
     old = spans[0]
     f = before.folded
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
+
+
+def _prefer_answered(ctx: Ctx, linker: Linker) -> None:
+    """A pronoun after a "which" follow-up points at the topic or at the term that answered it
+    ("哪个框架主打这个？" → SGLang; "它还有个面向 TPU 的版本" is SGLang's). The search for the
+    question without its pronoun decides: the one whose neighbourhood it reaches first."""
+    state = ctx.state
+    if (
+        state is None
+        or not state.answered
+        or not ctx.used_context
+        or ctx.pronoun is None
+        or ctx.pronoun.ref != "topic"
+        or not state.topic
+        or ctx.referent != state.topic[0]
+        or state.answered not in ctx.glossary
+    ):
+        return
+    hits = [h.term_id for h in retrieve(linker, ctx.analysis, ctx.body_text(substitute=False)).hits[:5]]
+
+    def reach(term: str) -> int:
+        near = {term} | _near(ctx.glossary, term)
+        return next((i for i, h in enumerate(hits) if h in near), len(hits))
+
+    if reach(state.answered) < reach(ctx.referent):
+        ctx.referent = state.answered
 
 
 def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:

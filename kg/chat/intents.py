@@ -567,6 +567,22 @@ _WHICH_ABOUT_PRONOUN = re.compile(
 )
 
 
+# A question with no frame that asks for an entity: an English wh-word opening it (not "what is it",
+# "what does it mean"), or a Chinese one ending it
+_ASKS_FOR_ANOTHER = re.compile(
+    # not when the pronoun is the subject ("What artifact does it produce …?", "What operation is
+    # the first one about?"): that asks for the pronoun's term's own facts
+    r"^(?:and |so |ok |then )?(?!what about\b|what of\b|what if\b)(?:what|which|who|where)\b"
+    r"(?!(?:\s+[a-z0-9-]+){0,3}\s+(?:is|was|are|were|does|did|do)\s+(?:it|this|that|they|the (?:[a-z]+ )?one)\b)"
+    r"|(?:相当于|对应|对标)[^，,。？?]*(?:啥|什么|哪个|哪款|哪家)$"
+)
+# a definition slot in which the pronoun is the object of a preposition or of a participle
+# ("the biggest TPU unit hooked up to it", "the other INT4 method besides it", "it usually paired with")
+_PRONOUN_IN_DESCRIPTION = re.compile(
+    r"[a-z]\s+(?:to|with|besides|than|from|on|against|by|into|onto|alongside|beside|after|before)\s+(?:it|them)\b"
+    r"|^(?:it|they)\s+(?:usually\s+|often\s+|typically\s+|normally\s+|commonly\s+)?[a-z]+ed\s+(?:with|to|by|against)\b"
+)
+
 # a lead that names the term the rest of the question is about, then a break
 _REFERENT_LEAD = re.compile(
     r"^(?:and |so |ok |now |what about )?(?:the (?:first|second|third|fourth|fifth|last|other|latter|former)(?: one)?"
@@ -687,6 +703,14 @@ def parse(question: str) -> Parsed:
         ):
             # "它靠哪种集合通信…", "What is its NVIDIA counterpart?": a relation to the term under discussion
             intent = "relation"
+        if (
+            intent == "definition"
+            and facet is None
+            and any(_PRONOUN_IN_DESCRIPTION.search(x.text) for x in slots)
+        ):
+            # "What's the biggest TPU unit hooked up to it?", "What's it usually paired with …?": the
+            # slot describes another term through the pronoun's
+            intent = "which"
         if intent in ("relation", "listing") and has_pronoun and "哪些" in body:
             # "哪些引擎已经用上它了？": the answer is the engines, not the term under discussion
             intent = "which"
@@ -732,5 +756,9 @@ def parse(question: str) -> Parsed:
             parsed.intent = "which"  # "哪些引擎已经用上它了？"
         elif has_pronoun and _REL_CONTEXT.search(body):
             parsed.intent = "relation"
+        elif has_pronoun and _ASKS_FOR_ANOTHER.search(body):
+            # "What replaced it for LLMs?", "Who tells it what to run?", "它相当于 NVIDIA 那边的啥？":
+            # a question for a term the pronoun's term is linked to
+            parsed.intent = "which"
         parsed.slots = [parsed.body]
     return parsed

@@ -136,6 +136,9 @@ class ConversationState:
     # the question the bot answered with a clarifying question ("What's its English name?"),
     # kept for one turn so that "I mean 冷启动" can answer it (kg/chat/clarification.py)
     pending: str | None = None
+    # the term a "which" follow-up answered with, when it is not the topic ("哪个框架主打这个？" →
+    # SGLang): the next pronoun may point at it instead (kg/chat/bot.py decides by the search)
+    answered: str | None = None
     max_turns: int = 20
     turns: deque[Turn] = field(default_factory=deque)
 
@@ -148,6 +151,11 @@ class ConversationState:
         if not answer.grounded or not answer.terms:
             return
         focus = list(answer.focus or answer.terms[:1])
+        self.answered = (
+            focus[0]
+            if answer.intent == "which" and used_context and len(focus) == 1 and focus[0] not in self.topic
+            else None
+        )
         self.last_terms = list(answer.terms)
         self.last_intent = answer.intent
         if len(focus) >= 2:

@@ -303,3 +303,25 @@ def test_what_a_term_does_to_something_defines_the_term() -> None:
 )
 def test_a_lead_naming_the_referent_makes_the_question_about_it(question: str, intent: str) -> None:
     assert parse(question).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        # another term, described through the pronoun's
+        ("What replaced it for LLMs?", "which"),
+        ("What do you compare it against?", "which"),
+        ("Who tells it what to run?", "which"),
+        ("What's the biggest TPU unit hooked up to it?", "which"),
+        ("What's it usually paired with to figure out who spoke when?", "which"),
+        ("它相当于 NVIDIA 那边的啥？", "which"),
+        # the pronoun's term itself
+        ("What is it?", "definition"),
+        ("What is it used for?", "definition"),
+        ("What about the former?", "unknown"),
+        ("What artifact does it produce after compiling a model?", "unknown"),
+        ("它一般跟 ISL 一起用来描述什么？", "unknown"),
+    ],
+)
+def test_a_question_for_a_term_described_through_a_pronoun_asks_which(question: str, intent: str) -> None:
+    assert parse(question).intent == intent

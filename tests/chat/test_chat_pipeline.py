@@ -708,3 +708,21 @@ def test_a_pronoun_after_a_name_the_glossary_lacks_is_that_name(
     answer(glossary, engine, "What is DVFS?", context=s)
     a = answer(glossary, engine, "What about the HyperWarp Boost mode - does that help?", context=s)
     assert not a.grounded and not a.citations
+
+
+@pytest.mark.slow
+def test_a_pronoun_after_a_which_answer_may_point_at_that_answer(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    from kg.chat.bot import _near
+
+    s = ConversationState()
+    answer(glossary, real_engine, "RadixAttention 是什么", context=s)
+    a = answer(glossary, real_engine, "哪个框架主打这个？", context=s)
+    assert a.citations[0].term_id == "sglang" and s.answered == "sglang" and s.topic == ["radixattention"]
+    # the search for "还有个面向 TPU 的版本" reaches SGLang's neighbourhood (SGLang-JAX, TorchTPU)
+    # before RadixAttention's: 它 is SGLang, and the answer is one of its neighbours
+    b = answer(glossary, real_engine, "它还有个面向 TPU 的版本，叫啥？", context=s)
+    assert b.grounded and "sglang" in b.terms
+    assert b.citations[0].term_id in _near(glossary.defined_view(), "sglang")
+    assert s.answered == "torchtpu" or s.answered == "sglang-jax"

@@ -374,6 +374,7 @@ def _full_state() -> ConversationState:
         named=["tpot", "ttft", "itl"],
         last_intent="comparison",
         pending="What does it stand for?",
+        answered="tpot",
         max_turns=7,
         turns=deque(
             [Turn("什么是 TTFT？", "definition", ("ttft",), True), Turn("天气", "out_of_domain", (), False)]

@@ -353,7 +353,10 @@ def test_huge_weird_inputs_do_not_crash(matcher: LabelMatcher, method: str) -> N
         assert isinstance(fn(text), list)
 
 
-# -- speed on ~3,000 names -------------------------------------------------------
+# -- no algorithmic blow-up on ~3,000 names -----------------------------------------
+# These bounds are ten times the medians a quiet machine measures: they catch a matcher that
+# scans every name per character (hundreds of times slower), not a busy machine. The speed
+# targets themselves are measured by `glossary bench-search` (docs/BENCHMARKS.md).
 
 
 def _median_ms(fn: Callable[[], object], runs: int = 30) -> float:
@@ -374,15 +377,15 @@ def _question(n: int) -> str:
 def test_find_mentions_fast_on_big_vocabulary(big_matcher: LabelMatcher) -> None:
     text = _question(2000)
     assert {"ttft", "tpot", "h100"} <= {s.term_id for s in big_matcher.find_mentions(text)}
-    assert _median_ms(lambda: big_matcher.find_mentions(text)) < 5.0
+    assert _median_ms(lambda: big_matcher.find_mentions(text)) < 50.0
 
 
 def test_suggest_fast_on_big_vocabulary(big_matcher: LabelMatcher) -> None:
     assert [m.name for m in big_matcher.suggest("ttf")][:2] == ["TTFB", "TTFT"]
     for prefix in ("k", "ka", "张", "pag"):
-        assert _median_ms(partial(big_matcher.suggest, prefix, 10)) < 1.0
+        assert _median_ms(partial(big_matcher.suggest, prefix, 10)) < 10.0
 
 
 def test_fuzzy_reasonable_on_big_vocabulary(big_matcher: LabelMatcher) -> None:
     assert big_matcher.fuzzy("pagedattn")[0].term_id == "paged-attention"
-    assert _median_ms(lambda: big_matcher.fuzzy("speculativ decoding")) < 20.0
+    assert _median_ms(lambda: big_matcher.fuzzy("speculativ decoding")) < 200.0
