@@ -110,6 +110,16 @@ def test_the_blind_test_split_is_the_test_file_and_the_held_out_file() -> None:
     assert {q.id for q in queries} == {q.id for p in TEST_SPLIT for q in load_queries(p)}  # no prefix needed
 
 
+def test_the_eval_section_of_the_blind_test_split_is_the_union() -> None:
+    """docs/EVAL.md's retrieval-test section was written by `glossary eval` over both files."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "EVAL.md").read_text(encoding="utf-8")
+    section = doc.split("<!-- BEGIN retrieval-test -->")[1].split("<!-- END retrieval-test -->")[0]
+    command = " ".join(f"--data tests/data/{p.name}" for p in TEST_SPLIT)
+    assert f"glossary eval {command} --section retrieval-test --out docs/EVAL.md" in section
+    sizes = " + ".join(f"`tests/data/{p.name}` {len(load_queries(p))}" for p in TEST_SPLIT)
+    assert f"Dataset: 447 labelled queries ({sizes}), " in section
+
+
 def test_nothing_is_tuned_on_the_blind_test_split() -> None:
     """The learned fusion and txtai-tuned were fitted on the dev split, which holds no test-split record.
 
