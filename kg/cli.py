@@ -487,6 +487,11 @@ BenchOutOpt = typer.Option(None, help="Also write the result as JSON here.")
 
 DEV_SET = Path("tests/data/retrieval_dev.jsonl")
 DataOpt = typer.Option(DEV_SET, "--data", help="Labelled queries (JSON lines).")
+EvalDataOpt = typer.Option(
+    [DEV_SET],
+    "--data",
+    help="Labelled queries (JSON lines); give it several times to evaluate the files as one dataset.",
+)
 SectionOpt = typer.Option("retrieval", "--section", help="Section of --out to (re)write.")
 EvalOutOpt = typer.Option(None, "--out", help="Write the markdown report here (e.g. docs/EVAL.md).")
 TxtaiOpt = typer.Option(True, "--txtai/--no-txtai", help="Include the txtai baseline (needs the eval extra).")
@@ -495,18 +500,26 @@ TxtaiOpt = typer.Option(True, "--txtai/--no-txtai", help="Include the txtai base
 @app.command("eval")
 def evaluate_cmd(
     artifact: Path = ArtifactOpt,
-    data: Path = DataOpt,
+    data: list[Path] = EvalDataOpt,
     out: Path | None = EvalOutOpt,
     txtai: bool = TxtaiOpt,
     section: str = SectionOpt,
 ) -> None:
-    """Recall@1/5 and MRR per query kind and language: hybrid, dense only, BM25 only and txtai, in one run."""
+    """Recall@1/5 and MRR per query kind and language: hybrid, dense only, BM25 only and txtai, in one run.
+
+    --data given several times evaluates the files as one dataset (an id two files share is prefixed
+    with the file's stem)."""
     from kg.evaluation.ablation import ablation_systems
-    from kg.evaluation.dataset import load_queries
+    from kg.evaluation.dataset import load_query_files
     from kg.evaluation.run import check_targets, evaluate, render_markdown
     from kg.search.engine import SearchEngine
     from kg.store import Glossary
 
+    try:
+        queries, files = load_query_files(data)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
     g = Glossary.load(artifact)
     artifact = g.artifact_dir or artifact  # every part from the one version the graph came from
     engine = SearchEngine.for_artifact(artifact, g.terms.values())
@@ -558,16 +571,19 @@ def evaluate_cmd(
         report = evaluate(
             g,
             systems,
-            load_queries(data),
+            queries,
             encoder=lambda q: dense.encoder.encode_queries([engine.query_text(q)]),
             reset=dense.clear_vectors,
+            files=files,
         )
     if txtai:
         report["system_notes"] = {"txtai-tuned": tuned_note}
-    command = "glossary eval" + ("" if data == DEV_SET else f" --data {data}")
+    on_dev = data == [DEV_SET]
+    command = "glossary eval" + ("" if on_dev else "".join(f" --data {d}" for d in data))
     command += ("" if section == "retrieval" else f" --section {section}") + (f" --out {out}" if out else "")
     command += "" if txtai else " --no-txtai"
-    md = render_markdown(report, command=command, heading=f"## Retrieval evaluation: `{data.name}`")
+    title = " + ".join(f"`{d.name}`" for d in data)
+    md = render_markdown(report, command=command, heading=f"## Retrieval evaluation: {title}")
     print(md)
     for line in check_targets(report):
         console.print(line)
@@ -575,7 +591,7 @@ def evaluate_cmd(
         from kg.docsections import replace_section
 
         body = md  # ends with its targets
-        if data == DEV_SET:
+        if on_dev:
             body += (
                 "\nThe fusion weights and the language shift of `hybrid` were chosen on this dev set, so "
                 "its figures are optimistic for unseen queries (see the held-out section); so are those of "
@@ -592,18 +608,37 @@ FusionOutOpt = typer.Option(
 
 @app.command("train-fusion")
 def train_fusion(artifact: Path = ArtifactOpt, data: Path = DataOpt, out: Path | None = FusionOutOpt) -> None:
-    """Learn the search fusion on the dev queries (never holdout or test) and write its weights as JSON."""
-    from kg.evaluation.dataset import load_queries
+    """Learn the search fusion on the dev queries (never holdout or test) and write its weights as JSON.
+
+    Refuses data holding records of the blind test split (kg.evaluation.dataset.TEST_SPLIT)."""
+    from kg.evaluation.dataset import blind_split_overlap, load_queries
     from kg.evaluation.fusion_train import train
     from kg.search.engine import SearchEngine
     from kg.search.fusion import DEFAULT_PATH
     from kg.store import Glossary
 
+    try:
+        queries = load_queries(data)
+        copied, same_text = blind_split_overlap(queries)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
+    if copied:
+        ids = ", ".join(q.id for q in copied[:8]) + (" …" if len(copied) > 8 else "")
+        err.print(
+            f"[red]{escape(str(data))}: {len(copied)} queries are records of the blind test split ({ids}); "
+            f"train on the dev split ({DEV_SET})[/red]",
+            highlight=False,
+        )
+        raise typer.Exit(2)
+    if same_text:
+        listed = ", ".join(f"{q.id} {q.query!r}" for q in same_text)
+        err.print(f"note: {len(same_text)} queries have the text of a test-split query too: {listed}")
     g = Glossary.load(artifact)
     engine = SearchEngine.for_artifact(g.artifact_dir or artifact, g.terms.values())
     command = "glossary train-fusion" + ("" if data == DEV_SET else f" --data {data}")
     with console.status("collecting candidates and fitting…"):
-        model, meta = train(engine, g, load_queries(data), data=str(data), command=command)
+        model, meta = train(engine, g, queries, data=str(data), command=command)
     target = out or DEFAULT_PATH
     model.save(target)
     cv = ", ".join(f"C={c}: {v:.4f}" for c, v in meta["cv_mrr"].items())

@@ -1,6 +1,7 @@
 """Retrieval evaluation: the labelled dataset, ranking metrics, a txtai baseline and reports.
 
-* :mod:`kg.evaluation.dataset` — :func:`load_queries`, :func:`resolve_gold` (gold names → one term id).
+* :mod:`kg.evaluation.dataset` — :func:`load_queries`, :func:`load_query_files` (several files as one
+  dataset), :func:`resolve_gold` (gold names → one term id).
 * :mod:`kg.evaluation.metrics` — recall@1/@5, MRR@10 overall, per kind and per language; latency.
 * :mod:`kg.evaluation.txtai_baseline` — :class:`TxtaiBaseline`, txtai hybrid search with our encoder.
 * :mod:`kg.evaluation.txtai_configurable` — txtai hybrid with a chosen tokenizer, normalisation,

@@ -17,7 +17,7 @@ from typing import Any
 
 from kg.evaluation.ablation import NOTES as ABLATION_NOTES
 from kg.evaluation.bootstrap import RESAMPLES, SEED, paired_bootstrap, win_loss
-from kg.evaluation.dataset import Query, resolve_gold
+from kg.evaluation.dataset import Query, QueryFile, resolve_gold
 from kg.evaluation.metrics import MRR_CUTOFF, compute_metrics, latency_stats, rank_of, reciprocal_rank
 from kg.store import Glossary
 
@@ -63,6 +63,7 @@ def evaluate(
     prefer_exact: bool = True,
     encoder: Callable[[str], object] | None = None,
     reset: Callable[[], None] | None = None,
+    files: Sequence[QueryFile] | None = None,
 ) -> dict[str, Any]:
     """Resolve the gold names, run every system on every resolved query, and score them.
 
@@ -76,7 +77,10 @@ def evaluate(
     loads), then timed on each query just before the :data:`REFERENCE` system's call on the same
     query (in a pass of its own when that system is not evaluated), so both see the same load.
 
-    The report holds ``generated_at`` (UTC, ISO 8601), ``dataset`` (sizes and every gold
+    *files* (from :func:`~kg.evaluation.dataset.load_query_files`) names the files *queries* came
+    from, with their counts, in ``dataset["files"]``.
+
+    The report holds ``generated_at`` (UTC, ISO 8601), ``dataset`` (sizes, files and every gold
     problem), ``systems`` (name → :meth:`SystemMetrics.to_dict`), ``per_query``
     (name → [{id, kind, lang, gold, rank, ms, top}]) and, with *encoder*, ``encoder``
     (n, median_ms, p95_ms of the encoding alone).
@@ -90,6 +94,7 @@ def evaluate(
             "problems": [p.to_dict() for p in problems],
             "kinds": sorted({q.kind for q in resolved}),
             "langs": sorted({q.lang for q in resolved}),
+            **({"files": [f.to_dict() for f in files]} if files is not None else {}),
         },
         "systems": {},
         "per_query": {},
@@ -454,6 +459,15 @@ def _comparison_section(report: Mapping[str, Any]) -> list[str]:
     return ["", f"### Against {REFERENCE}", "", intro, "", *_table(header, rows)]
 
 
+def _files(files: Sequence[Mapping[str, Any]] | None) -> str:
+    """`` (from `a`)`` for one file, `` (`a` 387 + `b` 60)`` for a union; empty when not recorded."""
+    if not files:
+        return ""
+    if len(files) == 1:
+        return f" (from `{files[0]['path']}`)"
+    return " (" + " + ".join(f"`{f['path']}` {f['queries']}" for f in files) + ")"
+
+
 def render_markdown(
     report: Mapping[str, Any], *, command: str, heading: str = "## Retrieval evaluation"
 ) -> str:
@@ -465,7 +479,7 @@ def render_markdown(
     lines.append(f"Date: {date}")
     lines.append("")
     lines.append(
-        f"Dataset: {ds['queries']} labelled queries, {ds['evaluated']} evaluated, "
+        f"Dataset: {ds['queries']} labelled queries{_files(ds.get('files'))}, {ds['evaluated']} evaluated, "
         f"{len(problems)} with gold-resolution problems"
         + (f" (left out: {', '.join(p['id'] for p in problems)})." if problems else ".")
     )

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kg.evaluation.dataset import Query, load_queries, name_term_ids, resolve_gold
+from kg.evaluation.dataset import (
+    TEST_SPLIT,
+    Query,
+    QueryFile,
+    blind_split_overlap,
+    load_queries,
+    load_query_files,
+    name_term_ids,
+    resolve_gold,
+)
 from kg.store import Glossary
 
 
@@ -35,6 +44,139 @@ def test_load_queries_names_the_bad_line(tmp_path: Path) -> None:
     path.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r":1:"):
         load_queries(path)
+
+
+def _write(path: Path, *ids: str) -> Path:
+    rows = [{"id": i, "query": f"query {i}", "kind": "abbrev", "lang": "en", "gold": ["TTFT"]} for i in ids]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_load_queries_names_both_lines_of_a_duplicate_id(tmp_path: Path) -> None:
+    path = _write(tmp_path / "dup.jsonl", "a", "b", "a")
+    with pytest.raises(ValueError, match=r"dup\.jsonl:3: duplicate query id 'a' \(first on line 1\)"):
+        load_queries(path)
+
+
+def test_load_query_files_is_the_concatenation_with_each_files_count(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", "t1", "t2", "t3")
+    two = _write(tmp_path / "two.jsonl", "h1", "h2")
+    queries, files = load_query_files([one, two])
+    assert [q.id for q in queries] == ["t1", "t2", "t3", "h1", "h2"]  # no clash: ids kept
+    assert [q.query for q in queries] == [f"query {i}" for i in ("t1", "t2", "t3", "h1", "h2")]
+    assert files == [QueryFile(str(one), 3), QueryFile(str(two), 2)]
+    assert load_query_files([one]) == (load_queries(one), [QueryFile(str(one), 3)])
+
+
+def test_load_query_files_prefixes_only_the_ids_two_files_share(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", "a", "b")
+    two = _write(tmp_path / "two.jsonl", "b", "c")
+    queries, _ = load_query_files([one, two])
+    assert [q.id for q in queries] == ["a", "one:b", "two:b", "c"]
+    assert [q.query for q in queries] == ["query a", "query b", "query b", "query c"]
+
+
+def test_load_query_files_names_the_file_and_line_of_bad_input(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", "a", "b")
+    with pytest.raises(ValueError, match=r"dup\.jsonl:2: duplicate query id 'x' \(first on line 1\)"):
+        load_query_files([one, _write(tmp_path / "dup.jsonl", "x", "x")])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        json.dumps({"id": "z", "query": "q", "kind": "abbrev", "lang": "en", "gold": ["x"]}) + "\n{oops\n"
+    )
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: bad query record"):
+        load_query_files([one, bad])
+    with pytest.raises(ValueError, match=r"missing\.jsonl: cannot read the query file"):
+        load_query_files([one, tmp_path / "missing.jsonl"])
+    with pytest.raises(ValueError, match=r"one\.jsonl: query file given twice"):
+        load_query_files([one, tmp_path / "." / "one.jsonl"])
+    # same stem in two folders: the prefixed ids clash too, so the second file's line is named
+    (tmp_path / "other").mkdir()
+    again = _write(tmp_path / "other" / "one.jsonl", "c", "a")
+    with pytest.raises(
+        ValueError, match=r"other/one\.jsonl:2: query id 'one:a' is also used at .*one\.jsonl:1"
+    ):
+        load_query_files([one, again])
+    with pytest.raises(ValueError, match="no query file"):
+        load_query_files([])
+
+
+def test_the_blind_test_split_is_the_test_file_and_the_held_out_file() -> None:
+    """Issue 14: at least 300 queries written blind, the held-out file part of them, ids unique."""
+    assert [p.name for p in TEST_SPLIT] == ["retrieval_test.jsonl", "retrieval_holdout.jsonl"]
+    queries, files = load_query_files(TEST_SPLIT)
+    assert [f.queries for f in files] == [len(load_queries(p)) for p in TEST_SPLIT] == [387, 60]
+    assert len(queries) == 447 >= 300 and len({q.id for q in queries}) == len(queries)
+    assert {q.id for q in queries} == {q.id for p in TEST_SPLIT for q in load_queries(p)}  # no prefix needed
+
+
+def test_the_eval_section_of_the_blind_test_split_is_the_union() -> None:
+    """docs/EVAL.md's retrieval-test section was written by `glossary eval` over both files."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "EVAL.md").read_text(encoding="utf-8")
+    section = doc.split("<!-- BEGIN retrieval-test -->")[1].split("<!-- END retrieval-test -->")[0]
+    command = " ".join(f"--data tests/data/{p.name}" for p in TEST_SPLIT)
+    assert f"glossary eval {command} --section retrieval-test --out docs/EVAL.md" in section
+    sizes = " + ".join(f"`tests/data/{p.name}` {len(load_queries(p))}" for p in TEST_SPLIT)
+    assert f"Dataset: 447 labelled queries ({sizes}), " in section
+
+
+def test_nothing_is_tuned_on_the_blind_test_split() -> None:
+    """The learned fusion and txtai-tuned were fitted on the dev split, which holds no test-split record.
+
+    Four one-word queries were written independently in dev and test (the abbreviations EP, ISL and
+    SIMT, exact names the fusion does not learn from, and the typo "nvlnik"): listed here so that any
+    other shared query fails.
+    """
+    from kg.evaluation.txtai_tuning import TUNED_PATH, load_tuned
+    from kg.search.fusion import load_default
+
+    root = Path(__file__).resolve().parents[2]
+    model = load_default()
+    assert model is not None
+    _, tuned = load_tuned(TUNED_PATH)
+    blind = {p.resolve() for p in TEST_SPLIT}
+    for trained_on in (model.meta["data"], tuned["split"]):
+        path = (root / trained_on).resolve()
+        assert path.name == "retrieval_dev.jsonl" and path not in blind
+        copied, same_text = blind_split_overlap(load_queries(path))
+        assert copied == []
+        assert sorted((q.id, q.query) for q in same_text) == [
+            ("q146", "EP"),
+            ("q148", "ISL"),
+            ("q158", "SIMT"),
+            ("q175", "nvlnik"),
+        ]
+        union, _ = load_query_files(TEST_SPLIT)
+        assert not {q.id for q in load_queries(path)} & {q.id for q in union}
+
+
+def test_blind_split_overlap_finds_copied_records(tmp_path: Path) -> None:
+    held = load_queries(TEST_SPLIT[1])
+    dev = load_queries(TEST_SPLIT[0].with_name("retrieval_dev.jsonl"))
+    copied, same_text = blind_split_overlap(
+        [*dev[:3], held[4], Query("x1", f"  {held[5].query.upper()} ", "abbrev", "en", ("x",))]
+    )
+    assert copied == [held[4]]
+    assert [q.id for q in same_text] == ["x1"]  # spacing and case ignored
+    assert blind_split_overlap(held, split=[tmp_path / "absent.jsonl"]) == ([], [])
+
+
+def test_train_fusion_refuses_the_blind_test_split(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+
+    mixed = tmp_path / "train.jsonl"
+    lines = [*TEST_SPLIT[0].with_name("retrieval_dev.jsonl").read_text(encoding="utf-8").splitlines()[:5]]
+    lines += TEST_SPLIT[1].read_text(encoding="utf-8").splitlines()[:2]
+    mixed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for data in (TEST_SPLIT[0], TEST_SPLIT[1], mixed):
+        args = ["train-fusion", "--artifact", str(tmp_path / "none"), "--data", str(data)]
+        result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "model.json")])
+        assert result.exit_code == 2, result.output
+        assert "records of the blind test split" in result.output
+        assert not (tmp_path / "model.json").exists()
+    assert "2 queries are records of the blind test split (h001, h002)" in " ".join(result.output.split())
 
 
 def test_gold_names_in_both_languages_resolve_to_one_term(real_glossary: Glossary) -> None:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from embeddings import HashingEncoder
 from kg.cli import app
-from kg.evaluation.dataset import Query, load_queries, resolve_gold
+from kg.evaluation.dataset import Query, load_queries, load_query_files, resolve_gold
 from kg.evaluation.run import (
     ENCODER_NOTE,
     anchor_targets,
@@ -146,6 +146,40 @@ def test_render_markdown_formats_numbers_from_the_report() -> None:
     for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
         widths = {row.count("|") for row in block.strip().splitlines()}
         assert len(widths) == 1, block
+
+
+def test_render_markdown_names_every_file_of_the_dataset_with_its_count() -> None:
+    report = _report(hybrid=_system(0.93, 0.86))
+    report["dataset"]["files"] = [
+        {"path": "a/test.jsonl", "queries": 5},
+        {"path": "a/held.jsonl", "queries": 2},
+    ]
+    md = render_markdown(report, command="pytest")
+    assert (
+        "Dataset: 7 labelled queries (`a/test.jsonl` 5 + `a/held.jsonl` 2), 4 evaluated, "
+        "1 with gold-resolution problems (left out: q9)." in md
+    )
+    report["dataset"]["files"] = [{"path": "a/test.jsonl", "queries": 7}]
+    assert "Dataset: 7 labelled queries (from `a/test.jsonl`), 4 evaluated" in render_markdown(
+        report, command="x"
+    )
+
+
+def test_evaluate_records_the_files_of_the_dataset(real_glossary: Glossary, tmp_path: Path) -> None:
+    rows = [
+        {"id": "a1", "query": "首 token", "kind": "abbrev", "lang": "zh", "gold": ["TTFT"]},
+        {"id": "a2", "query": "?", "kind": "abbrev", "lang": "en", "gold": ["no such term"]},
+    ]
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    two.write_text(json.dumps({**rows[0], "query": "TTFT"}) + "\n", encoding="utf-8")
+    queries, files = load_query_files([one, two])
+    report = evaluate(real_glossary, {"s": lambda t: ["time-to-first-token"]}, queries, files=files)
+    assert report["dataset"]["files"] == [{"path": str(one), "queries": 2}, {"path": str(two), "queries": 1}]
+    assert report["dataset"]["queries"] == 3 and report["dataset"]["evaluated"] == 2
+    assert [p["id"] for p in report["dataset"]["problems"]] == ["a2"]
+    assert [r["id"] for r in report["per_query"]["s"]] == ["one:a1", "two:a1"]  # the shared id, prefixed
+    assert "files" not in evaluate(real_glossary, {}, queries)["dataset"]
 
 
 def test_render_markdown_without_hybrid_has_no_targets_and_handles_missing_latency() -> None:
@@ -437,3 +471,35 @@ def test_eval_command_reports_the_encoder_and_the_speed_target(
     )
     assert line, text
     assert (line[2], line[3]) == (hybrid[1], row[1])  # the figures of the same run
+
+
+@pytest.mark.slow
+def test_eval_command_evaluates_several_files_as_one_dataset(
+    hash_artifact: Path, dataset_path: Path, tmp_path: Path
+) -> None:
+    lines = dataset_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(lines[:4]), encoding="utf-8")
+    second.write_text("".join(lines[3:6]), encoding="utf-8")  # its first id is also first's last
+    out = tmp_path / "EVAL.md"
+    out.write_text("# Evaluation\n", encoding="utf-8")
+    args = [
+        "eval",
+        "--artifact",
+        str(hash_artifact),
+        "--data",
+        str(first),
+        "--data",
+        str(second),
+        "--no-txtai",
+    ]
+    result = CliRunner().invoke(app, [*args, "--section", "union", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert "## Retrieval evaluation: `first.jsonl` + `second.jsonl`" in text
+    assert f"glossary eval --data {first} --data {second} --section union --out {out} --no-txtai" in text
+    assert f"Dataset: 7 labelled queries (`{first}` 4 + `{second}` 3), 7 evaluated" in text
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(lines[0] + "{not json\n", encoding="utf-8")
+    result = CliRunner().invoke(app, [*args[:-1], "--data", str(bad), "--no-txtai"])
+    assert result.exit_code == 2 and "bad.jsonl:2: bad query record" in " ".join(result.output.split())
