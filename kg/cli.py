@@ -520,6 +520,14 @@ def evaluate_cmd(
     except (OSError, ValueError) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
         raise typer.Exit(2) from exc
+    seen: list[str] = []
+    if data != [DEV_SET] and DEV_SET.is_file():
+        # the fusion and txtai-tuned settings were chosen on the dev split: a query with the same
+        # text there (or earlier in this dataset) is not unseen, and is left out
+        from kg.evaluation.dataset import load_queries, unseen_queries
+
+        queries, left = unseen_queries(queries, load_queries(DEV_SET))
+        seen = [q.id for q in left]
     g = Glossary.load(artifact)
     artifact = g.artifact_dir or artifact  # every part from the one version the graph came from
     engine = SearchEngine.for_artifact(artifact, g.terms.values())
@@ -578,6 +586,8 @@ def evaluate_cmd(
         )
     if txtai:
         report["system_notes"] = {"txtai-tuned": tuned_note}
+    report["dataset"]["seen"] = seen
+    report["dataset"]["queries"] += len(seen)  # labelled; the left-out ones are not evaluated
     on_dev = data == [DEV_SET]
     command = "glossary eval" + ("" if on_dev else "".join(f" --data {d}" for d in data))
     command += ("" if section == "retrieval" else f" --section {section}") + (f" --out {out}" if out else "")

@@ -271,3 +271,17 @@ def blind_split_overlap(
         elif key in texts:
             same_text.append(q)
     return copied, same_text
+
+
+def unseen_queries(queries: Sequence[Query], seen: Iterable[Query]) -> tuple[list[Query], list[Query]]:
+    """*queries* without those whose text (spacing and case ignored) is in *seen* or earlier in
+    *queries*: an evaluation split must not score a query the systems were tuned on ("EP" written
+    in both the dev and the test split), nor count one query twice. Returns (kept, left out)."""
+    known = {_text_key(q.query) for q in seen}
+    kept: list[Query] = []
+    left: list[Query] = []
+    for q in queries:
+        key = _text_key(q.query)
+        (left if key in known else kept).append(q)
+        known.add(key)
+    return kept, left

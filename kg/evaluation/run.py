@@ -483,6 +483,13 @@ def render_markdown(
         f"{len(problems)} with gold-resolution problems"
         + (f" (left out: {', '.join(p['id'] for p in problems)})." if problems else ".")
     )
+    seen = ds.get("seen") or []
+    if seen:
+        lines[-1] += (
+            f" Left out before the run, as not unseen: {len(seen)} whose text is also in the dev split "
+            f"the fusion and txtai-tuned settings were chosen on, or earlier in this dataset "
+            f"({', '.join(seen)})."
+        )
     notes = {**SYSTEM_NOTES, **report.get("system_notes", {})}
     described = [f"- **{n}**: {notes[n]}" for n in report["systems"] if n in notes]
     if described:

@@ -287,3 +287,17 @@ def test_second_contrast_dev_split_is_disjoint_from_the_first() -> None:
         return frozenset(n.casefold() for n in (p.a[0], p.b[0]))
 
     assert not {key(p) for p in dev} & {key(p) for p in dev2}
+
+
+def test_unseen_queries_leave_out_texts_already_seen() -> None:
+    from kg.evaluation.dataset import Query, unseen_queries
+
+    dev = [Query("q1", "EP", "abbrev", "en", ("Expert Parallelism",))]
+    test = [
+        Query("t1", " ep ", "abbrev", "en", ("Expert Parallelism",)),  # the dev query, spacing and case aside
+        Query("t2", "CLM", "abbrev", "en", ("Causal language modeling",)),
+        Query("h1", "clm", "abbrev", "en", ("Causal language modeling",)),  # twice in the dataset
+        Query("t3", "什么是 TTFT", "question_zh", "zh", ("TTFT",)),
+    ]
+    kept, left = unseen_queries(test, dev)
+    assert [q.id for q in kept] == ["t2", "t3"] and [q.id for q in left] == ["t1", "h1"]

@@ -163,6 +163,11 @@ def test_render_markdown_names_every_file_of_the_dataset_with_its_count() -> Non
     assert "Dataset: 7 labelled queries (from `a/test.jsonl`), 4 evaluated" in render_markdown(
         report, command="x"
     )
+    report["dataset"]["seen"] = ["t5", "h2"]
+    assert "Left out before the run, as not unseen: 2 whose text is also in the dev split" in render_markdown(
+        report, command="x"
+    )
+    assert "(t5, h2)." in render_markdown(report, command="x")
 
 
 def test_evaluate_records_the_files_of_the_dataset(real_glossary: Glossary, tmp_path: Path) -> None:
