@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from kg.evaluation.run import (
 )
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
+from tests.evaluation.spy_encoder import SpyEncoder
 
 
 @pytest.fixture(scope="module")
@@ -292,35 +290,10 @@ def test_render_markdown_prints_groups_and_comparisons(real_glossary: Glossary, 
 # --- issue 14: search latency against the encoder's, in the same run ---------------------------
 
 
-@dataclass
-class LoggingEncoder:
-    """A real (hashing) encoder that logs each query it encodes and takes at least *delay* seconds."""
-
-    events: list[tuple[str, str]]
-    delay: float = 0.0
-    inner: HashingEncoder = field(default_factory=lambda: HashingEncoder(64))
-
-    @property
-    def id(self) -> str:
-        return self.inner.id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def encode_queries(self, texts: Sequence[str]) -> Any:
-        self.events.extend(("encode", t) for t in texts)
-        time.sleep(self.delay)
-        return self.inner.encode_queries(texts)
-
-    def encode_passages(self, texts: Sequence[str], *, batch_size: int = 64, progress: Any = False) -> Any:
-        return self.inner.encode_passages(texts, batch_size=batch_size, progress=progress)
-
-
 @pytest.fixture(scope="module")
-def logged_engine(real_glossary: Glossary) -> tuple[SearchEngine, LoggingEncoder]:
+def logged_engine(real_glossary: Glossary) -> tuple[SearchEngine, SpyEncoder]:
     """The real engine (every stage, hashing vectors) over the real glossary, its encoder logging."""
-    encoder = LoggingEncoder([])
+    encoder = SpyEncoder(HashingEncoder(64))
     engine = SearchEngine.build(list(real_glossary.terms.values()), "hash:64", encoder=encoder)
     assert engine.dense is not None
     return engine, encoder
@@ -330,7 +303,7 @@ def _logged_run(
     real_glossary: Glossary,
     queries: list[Query],
     engine: SearchEngine,
-    encoder: LoggingEncoder,
+    encoder: SpyEncoder,
     *,
     reset: bool,
 ) -> dict[str, Any]:
@@ -357,7 +330,7 @@ def _logged_run(
 
 
 def test_evaluate_times_the_encoder_just_before_hybrid_and_every_system_encodes(
-    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, SpyEncoder]
 ) -> None:
     engine, encoder = logged_engine
     report = _logged_run(real_glossary, queries, engine, encoder, reset=True)
@@ -382,7 +355,7 @@ def test_evaluate_times_the_encoder_just_before_hybrid_and_every_system_encodes(
 
 
 def test_without_reset_a_later_system_reuses_the_cached_vectors(
-    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, SpyEncoder]
 ) -> None:
     # what `reset` prevents: the engine keeps the vectors of its recent queries
     engine, encoder = logged_engine
@@ -393,7 +366,7 @@ def test_without_reset_a_later_system_reuses_the_cached_vectors(
 
 
 def test_encoder_latency_is_in_the_hybrid_and_dense_latency(
-    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, LoggingEncoder]
+    real_glossary: Glossary, queries: list[Query], logged_engine: tuple[SearchEngine, SpyEncoder]
 ) -> None:
     engine, encoder = logged_engine
     encoder.delay = 0.02  # every encoding takes >= 20 ms
@@ -458,8 +431,7 @@ def test_eval_command_reports_the_encoder_and_the_speed_target(
     hash_artifact: Path, dataset_path: Path, tmp_path: Path
 ) -> None:
     data = tmp_path / "queries.jsonl"
-    lines = dataset_path.read_text(encoding="utf-8").splitlines(keepends=True)
-    data.write_text("".join(lines[:15]), encoding="utf-8")
+    data.write_text("".join(_unseen_lines(dataset_path)[:15]), encoding="utf-8")
     out = tmp_path / "EVAL.md"
     out.write_text("# Evaluation\n", encoding="utf-8")
     args = ["eval", "--artifact", str(hash_artifact), "--data", str(data), "--no-txtai"]
@@ -478,11 +450,22 @@ def test_eval_command_reports_the_encoder_and_the_speed_target(
     assert (line[2], line[3]) == (hybrid[1], row[1])  # the figures of the same run
 
 
+def _unseen_lines(dataset_path: Path) -> list[str]:
+    """Dev-split records with their query text changed: `glossary eval` leaves out of any other
+    dataset the queries whose text is in the dev split."""
+    out = []
+    for line in dataset_path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        row["query"] += " (unseen)"
+        out.append(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 @pytest.mark.slow
 def test_eval_command_evaluates_several_files_as_one_dataset(
     hash_artifact: Path, dataset_path: Path, tmp_path: Path
 ) -> None:
-    lines = dataset_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = _unseen_lines(dataset_path)
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     first.write_text("".join(lines[:4]), encoding="utf-8")
     second.write_text("".join(lines[3:6]), encoding="utf-8")  # its first id is also first's last
@@ -503,7 +486,9 @@ def test_eval_command_evaluates_several_files_as_one_dataset(
     text = out.read_text(encoding="utf-8")
     assert "## Retrieval evaluation: `first.jsonl` + `second.jsonl`" in text
     assert f"glossary eval --data {first} --data {second} --section union --out {out} --no-txtai" in text
-    assert f"Dataset: 7 labelled queries (`{first}` 4 + `{second}` 3), 7 evaluated" in text
+    # the record both files hold is evaluated once: the second copy is no unseen query
+    assert f"Dataset: 7 labelled queries (`{first}` 4 + `{second}` 3), 6 evaluated" in text
+    assert "Left out before the run, as not unseen: 1 whose text" in text
     bad = tmp_path / "bad.jsonl"
     bad.write_text(lines[0] + "{not json\n", encoding="utf-8")
     result = CliRunner().invoke(app, [*args[:-1], "--data", str(bad), "--no-txtai"])

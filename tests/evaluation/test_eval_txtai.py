@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from embeddings import Encoder, HashingEncoder, make_encoder
+from embeddings import HashingEncoder, make_encoder
 from kg.evaluation.dataset import load_queries, resolve_gold
 from kg.evaluation.txtai_baseline import PASSAGE_TAG, QUERY_TAG, TxtaiBaseline
 from kg.search.passages import passages
 from kg.store import Glossary
+from tests.evaluation.spy_encoder import SpyEncoder
 
 
 def sub_glossary(glossary: Glossary, term_ids: Sequence[str]) -> Glossary:
@@ -25,31 +26,6 @@ def sub_glossary(glossary: Glossary, term_ids: Sequence[str]) -> Glossary:
     doc["nodes"] = [n for n in glossary.document["nodes"] if n["id"] in keep]
     doc["edges"] = [e for e in glossary.document["edges"] if e["source"] in keep and e["target"] in keep]
     return Glossary(doc)
-
-
-@dataclass
-class SpyEncoder:
-    """Wraps an encoder and records which texts went through which e5 mode."""
-
-    inner: Encoder
-    queries: list[str] = field(default_factory=list)
-    passages: list[str] = field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        return self.inner.id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def encode_queries(self, texts: Sequence[str]) -> Any:
-        self.queries.extend(texts)
-        return self.inner.encode_queries(texts)
-
-    def encode_passages(self, texts: Sequence[str], *, batch_size: int = 64, progress: Any = False) -> Any:
-        self.passages.extend(texts)
-        return self.inner.encode_passages(texts, batch_size=batch_size, progress=progress)
 
 
 @dataclass
