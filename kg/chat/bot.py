@@ -41,7 +41,7 @@ from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
 from kg.chat.references import choice_terms, listed_terms, needs_clarification, resolve_reference
 from kg.chat.refusal import RefusalModel, refusal_model_for
-from kg.chat.retrieve import retrieve
+from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
@@ -92,14 +92,14 @@ def answer(
     )
     ctx.reasked = again is not None
     resolve_reference(ctx)
-    _prefer_answered(ctx, linker)
+    unsubstituted = _prefer_answered(ctx, linker)
     ctx.retrieval = retrieve(linker, analysis, ctx.body_text())
     # only a referent from the conversation narrows the answer to its neighbours: one named in the
     # same question ("…没有它缓存的那台机器…") is just another name the question mentions
     referent = ctx.referent if ctx.used_context else None
     plain = None
     if referent and (parsed.intent == "which" or asks_for_remedy(parsed, analysis)):
-        plain = retrieve(linker, analysis, ctx.body_text(substitute=False))
+        plain = unsubstituted or retrieve(linker, analysis, ctx.body_text(substitute=False))
     ctx.decision = decide(
         engine,
         refusal or refusal_model_for(glossary, engine),
@@ -175,10 +175,11 @@ def _reasked(
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
 
 
-def _prefer_answered(ctx: Ctx, linker: Linker) -> None:
+def _prefer_answered(ctx: Ctx, linker: Linker) -> Retrieval | None:
     """A pronoun after a "which" follow-up points at the topic or at the term that answered it
     ("哪个框架主打这个？" → SGLang; "它还有个面向 TPU 的版本" is SGLang's). The search for the
-    question without its pronoun decides: the one whose neighbourhood it reaches first."""
+    question without its pronoun decides: the one whose neighbourhood it reaches first. Returns
+    that search (the decision stage reuses it), or None when there was nothing to decide."""
     state = ctx.state
     if (
         state is None
@@ -190,8 +191,9 @@ def _prefer_answered(ctx: Ctx, linker: Linker) -> None:
         or ctx.referent != state.topic[0]
         or state.answered not in ctx.glossary
     ):
-        return
-    hits = [h.term_id for h in retrieve(linker, ctx.analysis, ctx.body_text(substitute=False)).hits[:5]]
+        return None
+    searched = retrieve(linker, ctx.analysis, ctx.body_text(substitute=False))
+    hits = [h.term_id for h in searched.hits[:5]]
 
     def reach(term: str) -> int:
         near = {term} | _near(ctx.glossary, term)
@@ -199,6 +201,7 @@ def _prefer_answered(ctx: Ctx, linker: Linker) -> None:
 
     if reach(state.answered) < reach(ctx.referent):
         ctx.referent = state.answered
+    return searched
 
 
 def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:
