@@ -35,6 +35,7 @@ from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_for_remedy, decide
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
+from kg.chat.followup import RANKED_INTENTS, FollowupRanker, candidate_features, default_ranker
 from kg.chat.intents import Parsed, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
@@ -118,6 +119,16 @@ def answer(
         conversation_terms=_conversation_terms(glossary, context),
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
     )
+    ranker = default_ranker()
+    ranker = ranker if ranker is not None and ranker.fits(engine) else None
+    followup = _rank_followup(ctx, linker, plain or unsubstituted, ranker)
+    if followup is not None and followup != ctx.referent:
+        # the follow-up asks for another term than the one under discussion ("Which collective
+        # op does it lean on?"): answer with it, in the which shape
+        ctx.decision.candidate = followup
+        ctx.parsed.intent = "which"
+    elif followup is not None and ctx.parsed.intent == "which":
+        ctx.decision.candidate = followup  # about the term itself: which() defines it
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
     if subject is not None:
@@ -136,6 +147,7 @@ def answer(
         "reason": d.reason if subject is None else "mentioned_only",
         "probability": None if d.probability is None else round(d.probability, 4),
         "candidate": d.candidate,
+        "followup": followup,
     }
     result.took_ms = round((time.perf_counter() - t0) * 1000.0, 3)
     if context is not None:
@@ -147,6 +159,39 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+def _rank_followup(
+    ctx: Ctx, linker: Linker, plain: Retrieval | None, ranker: FollowupRanker | None
+) -> str | None:
+    """The term a follow-up that points back at the topic is about (kg/chat/followup.py), or
+    None when the question does not continue the conversation through a pronoun."""
+    d = ctx.decision
+    if (
+        ranker is None
+        or d is None
+        or d.action != "answer"
+        or ctx.state is None
+        or not ctx.used_context
+        or not ctx.referent
+        or ctx.parsed.intent not in RANKED_INTENTS
+        or len(ctx.referents) >= 2
+        or ctx.retrieval is None
+    ):
+        return None
+    plain = plain or retrieve(linker, ctx.analysis, ctx.body_text(substitute=False))
+    feats = candidate_features(
+        ctx.glossary,
+        referent=ctx.referent,
+        intent=ctx.parsed.intent,
+        question=ctx.parsed.folded,
+        plain=plain,
+        substituted=ctx.retrieval,
+        last_terms=ctx.state.last_terms,
+        demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
+        rules=(d.candidate if ctx.parsed.intent == "which" and d.candidate else None) or ctx.referent,
+    )
+    return ranker.choose(feats)
 
 
 def _reasked(

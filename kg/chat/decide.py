@@ -16,7 +16,8 @@ Order of the rules (each says why it wins):
 6. otherwise the refusal model (:mod:`.refusal`) decides from the retrieval evidence. Unknown
    words alone never refuse: they are one feature among sixteen. Inside a conversation about the
    glossary, a question the model is unsure of (probability above :data:`CONVERSATION_FACTOR`
-   of the threshold) is answered: the conversation is evidence the model does not see. So is
+   of the threshold) is answered: the conversation is evidence the model does not see, unless
+   the question opens by changing the subject ("Unrelated:", "lol", "换个话题"). So is
    one the model doubts more (above :data:`LINKED_FACTOR` of the threshold) whose best search
    hit is a term of the conversation ("为什么要求形状固定？" after CUDA Graphs), unless the
    question says it changes the subject.
@@ -311,7 +312,8 @@ def decide(
     if _made_up_subject(engine, parsed, analysis):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
-    if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR:
+    switched = bool(TOPIC_SWITCH.match(parsed.folded))  # "Unrelated:", "lol", "换个话题"
+    if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR and not switched:
         # "为什么要求形状固定？" after two turns about CUDA Graphs: a question inside a conversation
         # about the glossary is more likely about it than the same words asked cold
         return Decision("answer", True, "conversation", p, candidate, feats)
@@ -320,7 +322,7 @@ def decide(
         and in_conversation
         and conversation_terms
         and p >= model.threshold * LINKED_FACTOR
-        and not TOPIC_SWITCH.match(parsed.folded)
+        and not switched
     ):
         best = retrieval.best()
         if best is not None and best.term_id in conversation_terms:

@@ -165,11 +165,30 @@ def _ordinals(folded: str) -> list[Pronoun]:
     return out
 
 
+#: A demonstrative that determines a time ("this year", "these days", "这个月", "这一周") points at
+#: no term: "Do you think the Lakers will make the playoffs this year?" continues nothing.
+_EN_TIME = re.compile(
+    r"\s+(?:years?|weeks?|months?|weekends?|mornings?|afternoons?|evenings?|nights?|days?|time|times|"
+    r"seasons?|quarters?|summer|winter|spring|autumn|fall|decades?|century|moment|semester|sprint|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+)
+_ZH_TIME = re.compile(r"(?:个)?(?:年|周|星期|礼拜|月|季度|赛季|周末|时候|阵子|天|刻|会儿)")
+
+
+def _determines_a_time(folded: str, m: re.Match[str]) -> bool:
+    t = m.group(0)
+    if t in ("this", "that", "these", "those"):
+        return bool(_EN_TIME.match(folded, m.end()))
+    if t in ("这个", "这一"):
+        return bool(_ZH_TIME.match(folded, m.end() - (1 if t == "这个" else 0)))
+    return False
+
+
 def find_pronouns(folded: str) -> list[Pronoun]:
     out: list[Pronoun] = _ordinals(folded)
     taken = [(p.start, p.end) for p in out]
     for m in _ZH_PRONOUN.finditer(folded):
-        if any(a <= m.start() < b for a, b in taken):
+        if any(a <= m.start() < b for a, b in taken) or _determines_a_time(folded, m):
             continue
         t = m.group(0)
         ref = "former" if t == "前者" else "latter" if t == "后者" else "both" if t in _PLURAL else "topic"
@@ -177,7 +196,7 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             ref = "other"
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_PRONOUN.finditer(folded):
-        if any(a <= m.start() < b for a, b in taken):
+        if any(a <= m.start() < b for a, b in taken) or _determines_a_time(folded, m):
             continue
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
@@ -187,6 +206,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             ref = "both"
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_THAT.finditer(folded):
+        if _EN_TIME.match(folded, m.end(1)):
+            continue
         out.append(Pronoun("that", m.start(1), m.end(1), "topic"))
     return sorted(out, key=lambda p: p.start)
 

@@ -282,6 +282,26 @@ def test_that_points_back_only_after_a_verb_or_preposition(question: str, pointi
     assert all(p.ref == "topic" and is_demonstrative(p) for p in found)
 
 
+@pytest.mark.parametrize(
+    ("question", "pronouns"),
+    [
+        # a demonstrative that determines a time points at no term
+        ("Do you think the Lakers will make the playoffs this year?", []),
+        ("What happened at that time?", []),
+        ("These days, is it still used?", ["it"]),
+        ("这个月的 GPU 价格涨了吗？", []),
+        ("这一周跑了多少次？", []),
+        # the same words before anything else still point back
+        ("How does this work?", ["this"]),
+        ("这个指标怎么算？", ["这个"]),
+    ],
+)
+def test_a_demonstrative_of_time_is_no_pronoun(question: str, pronouns: list[str]) -> None:
+    from kg.chat.intents import find_pronouns
+
+    assert [p.text for p in find_pronouns(question.lower())] == pronouns
+
+
 def test_what_a_term_does_to_something_defines_the_term() -> None:
     p = parse("What does DVFS do to inference latency?")
     assert p.intent == "definition" and [s.text for s in p.slots] == ["dvfs"]

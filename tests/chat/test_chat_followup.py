@@ -1,0 +1,101 @@
+"""The follow-up ranker (kg/chat/followup.py): which term a pronoun follow-up is about."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.chat import ConversationState, answer
+from kg.chat.followup import FEATURES, MODEL_PATH, FollowupRanker, candidate_features, default_ranker
+from kg.chat.retrieve import Retrieval
+from kg.search.engine import Hit, SearchEngine
+from kg.store import Glossary
+
+
+def _retrieval(ids: list[str], named: list[str] | None = None) -> Retrieval:
+    return Retrieval("q", [Hit(t, 1.0 / (i + 1), ranks={"dense": i}) for i, t in enumerate(ids)], named or [])
+
+
+def test_the_shipped_model_has_a_weight_for_every_feature_and_no_other() -> None:
+    doc = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    assert set(doc["weights"]) == set(FEATURES)
+    assert "test" not in " ".join(doc["splits"])  # fitted on the dev splits only
+    assert default_ranker() is not None
+
+
+def test_an_unknown_feature_in_a_model_file_is_an_error(tmp_path: Path) -> None:
+    bad = tmp_path / "ranker.json"
+    bad.write_text(json.dumps({"weights": {"ref": 1.0, "made_up": 2.0}}), encoding="utf-8")
+    with pytest.raises(ValueError, match="made_up"):
+        FollowupRanker.load(bad)
+    assert FollowupRanker.load(tmp_path / "absent.json") is None
+
+
+def test_features_cover_the_referent_and_both_searches(glossary: Glossary) -> None:
+    ref = "tensor-parallelism"
+    plain = _retrieval(["allreduce", "pipeline-parallelism", ref])
+    subst = _retrieval([ref, "allgather"])
+    feats = candidate_features(
+        glossary,
+        referent=ref,
+        intent="which",
+        question="which collective op does it lean on?",
+        plain=plain,
+        substituted=subst,
+        last_terms=[ref],
+        demonstrative=False,
+        rules="pipeline-parallelism",
+    )
+    assert next(iter(feats)) == ref  # the referent is always a candidate, first
+    assert set(feats) == {ref, "allreduce", "pipeline-parallelism", "allgather"}
+    for f in feats.values():
+        assert set(f) == set(FEATURES)
+    assert feats["allreduce"]["plain_top"] == 1.0 and feats["allreduce"]["plain_rr"] == 1.0
+    assert feats["allgather"]["plain_rr"] == 0.0 and feats["allgather"]["subst_rr"] == 0.5
+    assert feats[ref]["ref_which"] == 1.0 and feats["allreduce"]["ref_which"] == 0.0
+    assert feats["pipeline-parallelism"]["rules"] == 1.0
+    # graph links: a related_to neighbour of tensor parallelism
+    assert feats["allreduce"]["neighbour"] == float("allreduce" in glossary.neighbours(ref))
+
+
+def test_choose_takes_the_best_score_and_ties_keep_the_pool_order() -> None:
+    r = FollowupRanker({"ref": 1.0, "plain_rr": 2.0})
+    assert r.choose({"a": {"ref": 1.0, "plain_rr": 0.0}, "b": {"ref": 0.0, "plain_rr": 1.0}}) == "b"
+    assert r.choose({"a": {"ref": 1.0, "plain_rr": 0.5}, "b": {"ref": 0.0, "plain_rr": 1.0}}) == "a"
+    assert r.choose({}) is None
+
+
+@pytest.mark.slow
+def test_a_which_follow_up_answers_with_the_term_it_leads_to(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # the answer is another term than the one under discussion, found by what the question says
+    state = ConversationState()
+    answer(glossary, real_engine, "What's the KV cache?", context=state)
+    q = "What attention variant shrinks it by letting query heads share key-value heads?"
+    a = answer(glossary, real_engine, q, context=state)
+    assert a.grounded and a.citations[0].term_id == "grouped-query-attention"
+    assert a.decision["followup"] == "grouped-query-attention"
+    state = ConversationState()
+    answer(glossary, real_engine, "什么是 Reduce-scatter？", context=state)
+    a = answer(glossary, real_engine, "NVIDIA 做这类集合通信用的是哪个库？", context=state)
+    assert a.citations[0].term_id == "nvidia-collective-communications-library"
+    # a definition follow-up stays on the term under discussion
+    state = ConversationState()
+    answer(glossary, real_engine, "What is an embedding model?", context=state)
+    b = answer(glossary, real_engine, "What is it used for?", context=state)
+    assert b.citations[0].term_id == "embedding-model" and b.decision["followup"] == "embedding-model"
+
+
+def test_the_ranker_stays_out_of_an_engine_with_another_encoder(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # the hashing test encoder ranks differently from the encoder the weights were fitted on
+    ranker = default_ranker()
+    assert ranker is not None and not ranker.fits(engine)
+    s = ConversationState()
+    answer(glossary, engine, "What is autoscaling?", context=s)
+    a = answer(glossary, engine, "And the window it uses to decide?", context=s)
+    assert a.decision["followup"] is None
