@@ -59,6 +59,15 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    FP4), and the abbreviations the domain uses everywhere — named in at least
    :data:`~kg.annotate.vocabulary.WIDELY_USED` definitions (GPU, HBM, LLM: "HBM stack").
 
+10. *An abbreviation spelled out as something else*: an abbreviation (capitals, or a short mix
+   of cases such as ``MoE``) whose sentence spells out another expansion of its letters is that
+   other thing ("ASR means anti-slip regulation", "the MoE on our grant paperwork is the
+   Ministry of Education"). An expansion is a run of words whose initials spell the letters
+   ("of", "and", "the", "for" may sit between them) that is no name of the term, written in
+   capitals ("Ministry of Education") or right after a cue that defines it ("means", "stands
+   for", "refers to", "(", "=", "即", "指"). The term's own expansion beside it ("MoE 是 Mixture
+   of Experts") keeps it.
+
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
 exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
@@ -69,6 +78,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -206,6 +216,12 @@ def _function_word(word: str) -> bool:
             or word in _EN_PREPOSITIONS
         )
     return _chinese_tags().get(word, "") in _ZH_FUNCTION_TAGS
+
+
+def function_word(word: str) -> bool:
+    """A Chinese word jieba's dictionary tags as a function word (an adverb, conjunction,
+    particle…; rule 6's tags)."""
+    return bool(word) and _chinese_tags().get(word, "") in _ZH_FUNCTION_TAGS
 
 
 _EN_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9]+(?:[.'’][A-Za-z0-9]+)*)([ -]?)$")
@@ -806,3 +822,54 @@ def choose_term(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> tu
         return best_id, False
     others = [signature_score(vocab, r, ctx) for r in entry.rivals]
     return entry.term_id, bool(others) and max(others) + RIVAL_MARGIN > own
+
+
+_EXP_WORD = re.compile(r"[A-Za-z]+")
+_EXP_CONNECTORS = frozenset({"of", "and", "the", "for", "in", "on", "to", "a"})
+_EXP_CUE = re.compile(
+    r"(?:\bmeans?|\bmeant|\bstands?\s+for|\bshort\s+for|\brefers?\s+to|\bi\.e\.,?|[(=（]|即|指)\s*$",
+    re.I,
+)
+
+
+def abbreviation_letters(name: str) -> str:
+    """The letters an abbreviation spells ("ASR", "MoE"), or "" for a name that is none (rule 10):
+    Latin letters only, two to six of them, at least two capitals."""
+    if not name.isascii() or not name.isalpha() or not 2 <= len(name) <= 6:
+        return ""
+    return name if sum(c.isupper() for c in name) >= 2 else ""
+
+
+def _loose(text: str) -> str:
+    return " ".join(_EXP_WORD.findall(text.lower()))
+
+
+def other_expansion(letters: str, own_names: Iterable[str], sentence: str) -> bool:
+    """Rule 10: *sentence* spells out *letters* as something that is none of *own_names*."""
+    found = list(_EXP_WORD.finditer(sentence))
+    own = {_loose(n) for n in own_names}
+    want = letters.lower()
+    other = False
+    for i, first in enumerate(found):
+        if first.group()[0].lower() != want[0] or first.group() == letters:
+            continue
+        k, j, last = 0, i, i
+        while j < len(found) and k < len(want):
+            w = found[j].group()
+            if j > i and sentence[found[j - 1].end() : found[j].start()] not in (" ", "-"):
+                break
+            if w[0].lower() == want[k] and (w.lower() not in _EXP_CONNECTORS or letters[k].islower()):
+                k, last = k + 1, j
+            elif not (k and w.lower() in _EXP_CONNECTORS):
+                break
+            j += 1
+        if k < len(want):
+            continue
+        words_ = [m.group() for m in found[i : last + 1]]
+        phrase = " ".join(w.lower() for w in words_)
+        if phrase in own:
+            return False  # the term's own expansion is written here
+        capitals = all(w[0].isupper() for w in words_ if w.lower() not in _EXP_CONNECTORS)
+        if capitals or _EXP_CUE.search(sentence, max(0, first.start() - 20), first.start()):
+            other = True
+    return other

@@ -220,6 +220,19 @@ class Vocabulary:
                 caps.update(set(_CAPS_WORD.findall(d.text)))
         self.widely_used = frozenset(w for w, n in caps.items() if n >= WIDELY_USED)
         self._related: dict[str, frozenset[str]] = {}
+        #: jieba's general dictionary (word → frequency; prefixes at 0): the everyday Chinese words
+        #: a match may sit inside (kg.annotate.engine)
+        self.general_words: dict[str, int] = _base_dictionary()[0]
+        self._domain_cache: dict[str, bool] = {}
+
+    def domain_text(self, text: str) -> bool:
+        """True when *text* is a name or a definition holds it: the domain writes it."""
+        got = self._domain_cache.get(text)
+        if got is None:
+            if len(self._domain_cache) > 50_000:
+                self._domain_cache.clear()
+            got = self._domain_cache[text] = self.is_name(text) or text in self.definition_text
+        return got
 
     def __len__(self) -> int:
         return len(self.entries)
