@@ -21,7 +21,11 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    verb (a short list of English ones plus their endings; in Chinese, any word jieba's dictionary
    does not tag as a noun), or the match is an abbreviation ("needs TP=2"). A possessive owner
    is a noun ("the router's gate"); after "to", a modal or a subject pronoun the word is a verb
-   ("to compute", "we batch"); "for instance" and "pay attention" are idioms.
+   ("to compute", "we batch"); "for instance" and "pay attention" are idioms. A capitalised
+   content word opening the sentence is a modifier too ("Reviewer latency"). Not foreign: the
+   tail of a hyphenated modifier ("256k-entry vocabulary", "dynamic-shape kernels") and a
+   compound the sources' definitions write as words of their own ("system prompt"; "value
+   head" inside "key-value head" does not count).
 
 4. *A modifier of the next word*: an everyday Latin word right before a lower-case noun that
    the domain never uses (no definition or name of the glossary holds it, nor the term's
@@ -631,12 +635,14 @@ def foreign_compound(
             return True  # "to compute", "we batch": the word is a verb here
         if any(c.isdigit() for c in word) or vocab.is_name(word) or low in sig:
             return False
+        if at > 0 and folded[at - 1] == "-" and joiner == " ":
+            return False  # the tail of a hyphenated modifier ("256k-entry", "dynamic-shape")
+        if _written_compound(vocab, f"{low} {folded[start : start + len(entry.name)]}"):
+            return False  # a compound the sources write ("system prompt")
         if word[0].isupper() and any(c.islower() for c in word):
             first = not folded[sentence_start:at].replace(MASK, " ").strip()
             if not first and original[start : start + 1].islower():
                 return True  # a foreign owner: "Hugging Face token"
-            if first:
-                return False
         if entry.case == CASE_UPPER:
             return False  # "needs TP=2": an abbreviation is no compound's head
         if joiner == "-":
@@ -657,6 +663,20 @@ def foreign_compound(
     if vocab.is_name(word) or word in sig or any(word[i : i + 2] in sig for i in range(len(word) - 1)):
         return False
     return word in _chinese_nouns()  # "核心温度", "视频编码器"; a verb or a conjunction before is no compound
+
+
+def _written_compound(vocab: Vocabulary, compound: str) -> bool:
+    """True when the sources' definitions write *compound* (lower case) as words of their own, not
+    as the tail of a longer hyphenated word ("value head" in "key-value head" does not count)."""
+    text = vocab.definition_lower
+    pos = text.find(compound)
+    while pos >= 0:
+        before = text[pos - 1 : pos]
+        after = text[pos + len(compound) : pos + len(compound) + 1]
+        if not (before.isalnum() or before == "-") and not (after.isalnum() and after != "s"):
+            return True
+        pos = text.find(compound, pos + 1)
+    return False
 
 
 _EN_NEXT_WORD = re.compile(r" ([A-Za-z]+)(?![A-Za-z0-9_'’.-]*[A-Za-z0-9_])")

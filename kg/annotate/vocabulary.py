@@ -212,6 +212,8 @@ class Vocabulary:
         )
         #: the sources' definitions, one per line: the domain's Chinese (kg.annotate.context, rule 4)
         self.definition_text = "\n".join(d.text for t in terms for d in t.definitions)
+        #: the same, lower-cased with single spaces: the compounds the domain writes (rule 3)
+        self.definition_lower = " ".join(self.definition_text.lower().split())
         #: abbreviations that at least :data:`WIDELY_USED` definitions name (GPU, HBM, LLM): the
         #: domain's own, never another thing (kg.annotate.context, rule 9)
         caps: Counter[str] = Counter()

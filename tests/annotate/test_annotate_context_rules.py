@@ -139,3 +139,19 @@ def test_a_chinese_match_never_sits_inside_a_longer_everyday_word(ann: Any) -> N
     assert "concurrency" not in ids(ann("手术后的并发症需要观察。"))
     # a longer word the domain writes, or one that only adds a function word ("推理则"), does not count
     assert "inference" in ids(ann("前端交给 CDN，后端推理则由 vLLM 负责，KV cache 放在 GPU 上。"))
+
+
+def test_a_capitalised_modifier_opening_the_sentence_is_still_a_modifier(ann: Any) -> None:
+    # rule 3: "Reviewer latency" is the reviewer's, like "the reviewer latency" inside a sentence
+    assert "latency" not in ids(ann("Reviewer latency is what our editors complain about."))
+    assert "latency" in ids(ann("Latency of the decode step rose after the GPU upgrade."))
+
+
+def test_hyphenated_modifiers_and_written_compounds_are_no_foreign_compounds(ann: Any) -> None:
+    # the tail of a hyphenated modifier ("128k-entry", "static-shape") does not make a compound
+    assert "vocabulary" in ids(ann("A 128k-entry vocabulary makes the softmax at decode time slower."))
+    assert "kernel" in ids(ann("The compiler emits static-shape kernels for the GPU on first use."))
+    # "system prompt" is written by the definitions: the domain's own compound
+    assert "prompt" in ids(ann("Long system prompts make prefill slower."))
+    # a content word before it still makes another thing
+    assert "vocabulary" not in ids(ann("Her courtroom vocabulary impressed the judge."))
