@@ -72,6 +72,14 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    for", "refers to", "(", "=", "即", "指"). The term's own expansion beside it ("MoE 是 Mixture
    of Experts") keeps it.
 
+11. *A sentence that tells two senses apart* ("has nothing to do with", "unrelated", "something
+   else", "无关", "没有关系", "两回事", "不是一回事", "同名") names a word in both its senses: there
+   an everyday word, a Chinese name or a product name (``Triton``) needs support (rules 1 and 2)
+   from its own side — the clause it sits in, cut at commas, colons, brackets, the joining
+   "和 / 跟 / 与" and the separating phrase; a clause about "the latter" (", 后者…") stays with
+   the one before. Abbreviations and names of several Latin words are left alone: asking them
+   for support lost mentions on dev ("… with EP=32", "GPU 上的…").
+
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
 exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
@@ -128,6 +136,26 @@ _CONTRAST = re.compile(
     r"(?:[,:—]|\s[-–])\s*(?=(?:but|yet|whereas|although|though)\b)|\bbut\b"
     r"|[，：—](?=不过|但|可是|然而)|不过|但是|然而"
 )
+# a sentence that tells two senses of a word apart (rule 11)
+_SEPARATES = re.compile(
+    r"\b(?:nothing|anything) to do with\b|\bunrelated\b|\bsomething else\b|\bnot the same\b"
+    r"|无关|没有(?:任何)?关系|没关系|毫无关系|两回事|不是一回事|同名",
+    re.I,
+)
+# the sides of such a sentence: its clauses (a clause about "the latter" goes with the one before),
+# the Chinese words that join the two things compared, and the separating phrase itself
+_SIDES = re.compile(
+    r"[,，](?!\s*(?:后者|前者|the latter|the former))|[:：、;()（）—]|\s[-–]\s|(?:和|跟|与)(?!其)"
+    r"|\b(?:nothing|anything) to do with\b|\bunrelated to\b",
+    re.I,
+)
+
+
+def separates_senses(sentence: str) -> bool:
+    """Rule 11: the sentence says two senses of a word differ ("has nothing to do with", "无关")."""
+    return bool(_SEPARATES.search(sentence))
+
+
 # a clause boundary inside a sentence (rule 4's local support)
 _CLAUSE = re.compile(r"[,，:：、—]|\s[-–]\s")
 
@@ -154,6 +182,10 @@ class ClauseBounds:
     def contrast(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
         """The part of the sentence *span* around ``[start, end)`` between contrastive conjunctions."""
         return self._narrow(_CONTRAST, span, start, end)
+
+    def sides(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
+        """The side of a sentence that separates two senses (rule 11) around ``[start, end)``."""
+        return self._narrow(_SIDES, span, start, end)
 
     def clause(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
         """The clause of the sentence *span* around ``[start, end)`` (between commas, colons…)."""

@@ -308,7 +308,7 @@ class Annotator:
         if not any(
             h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) or self._letters(h.entry)
             for h in hits
-        ):
+        ) and not ctxmod.separates_senses(folded):
             return hits
         contexts: dict[tuple[int, int], ctxmod.SentenceContext] = {}
 
@@ -328,6 +328,13 @@ class Annotator:
         # pass 1, per hit: dropped (0), kept (1), or kept only with support (2): a related term
         # near it (rule 1), its own other name there, or its signature (rule 2)
         status: list[int] = []
+        separates: dict[tuple[int, int], bool] = {}
+
+        def separating(span: tuple[int, int]) -> bool:
+            if span not in separates:
+                separates[span] = ctxmod.separates_senses(original_view[span[0] : span[1]])
+            return separates[span]
+
         for i, (h, sentence) in enumerate(zip(hits, sentences, strict=True)):
             if h.entry.rivals:
                 h.term_id, h.ambiguous = ctxmod.choose_term(vocab, h.entry, ctx_of(sentence))
@@ -370,6 +377,8 @@ class Annotator:
                 vocab, h.entry, folded, original_view, h.end, h.plural, self._segmenter
             ):
                 st = 2  # rule 9: "MAC address"
+            if st == 1 and options.context and self._has_other_senses(h.entry) and separating(sentence):
+                st = 2  # rule 11: "… has nothing to do with Triton, Neptune's moon"
             status.append(st)
         if all(st == 1 for st in status):
             return hits
@@ -377,7 +386,13 @@ class Annotator:
         # terms named there, with the names each is named by (one pass: pages hold thousands)
         needed = {sentence for sentence, st in zip(sentences, status, strict=True) if st == 2}
         spans = [
-            clauses.contrast(sentence, h.start, h.end) if sentence in needed else sentence
+            (
+                clauses.sides(sentence, h.start, h.end)
+                if separating(sentence)
+                else clauses.contrast(sentence, h.start, h.end)
+            )
+            if sentence in needed
+            else sentence
             for h, sentence in zip(hits, sentences, strict=True)
         ]
         named: dict[tuple[int, int], dict[str, set[str]]] = {}
@@ -397,6 +412,12 @@ class Annotator:
             if st:
                 kept.append(h)
         return kept
+
+    @staticmethod
+    def _has_other_senses(entry: NameEntry) -> bool:
+        """A name that may mean something outside the domain (rule 11): a Chinese name or a product
+        name (``Triton``); abbreviations and names of several Latin words are the domain's."""
+        return entry.case == CASE_CAPITAL or not _latin(entry.name)
 
     def _letters(self, entry: NameEntry) -> str:
         """The letters of an abbreviation (:func:`kg.annotate.context.abbreviation_letters`), cached."""

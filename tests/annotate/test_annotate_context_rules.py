@@ -155,3 +155,17 @@ def test_hyphenated_modifiers_and_written_compounds_are_no_foreign_compounds(ann
     assert "prompt" in ids(ann("Long system prompts make prefill slower."))
     # a content word before it still makes another thing
     assert "vocabulary" not in ids(ann("Her courtroom vocabulary impressed the judge."))
+
+
+def test_a_sentence_telling_two_senses_apart_asks_each_side_for_support(ann: Any) -> None:
+    # rule 11: the product name and the Chinese name on the outside side have no support there
+    got = found(ann("Our Triton Inference Server notes have nothing to do with Triton, the Greek sea god."))
+    assert ("Triton", "triton") not in got
+    assert "prefill" not in ids(ann("浏览器的自动预填充跟这完全无关。"))
+    # the domain's side keeps its mention, a clause about "the latter" included
+    got_zh = found(ann("汽车的巡航控制和调度器的批处理是两回事，后者把多个请求合成一个 batch 交给 GPU。"))
+    assert ("批处理", "batch") in got_zh
+    # the separating phrase alone does not drop a supported name
+    assert "prefill" in ids(ann("这次改动和预填充阶段的 KV cache 写入无关。"))
+    # without such a phrase nothing changes
+    assert ("Triton", "triton") in found(ann("We wrote the fused kernel in Triton and tuned its block size."))
