@@ -21,7 +21,11 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    verb (a short list of English ones plus their endings; in Chinese, any word jieba's dictionary
    does not tag as a noun), or the match is an abbreviation ("needs TP=2"). A possessive owner
    is a noun ("the router's gate"); after "to", a modal or a subject pronoun the word is a verb
-   ("to compute", "we batch"); "for instance" and "pay attention" are idioms.
+   ("to compute", "we batch"); "for instance" and "pay attention" are idioms. A capitalised
+   content word opening the sentence is a modifier too ("Reviewer latency"). Not foreign: the
+   tail of a hyphenated modifier ("256k-entry vocabulary", "dynamic-shape kernels") and a
+   compound the sources' definitions write as words of their own ("system prompt"; "value
+   head" inside "key-value head" does not count).
 
 4. *A modifier of the next word*: an everyday Latin word right before a lower-case noun that
    the domain never uses (no definition or name of the glossary holds it, nor the term's
@@ -59,6 +63,23 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    FP4), and the abbreviations the domain uses everywhere — named in at least
    :data:`~kg.annotate.vocabulary.WIDELY_USED` definitions (GPU, HBM, LLM: "HBM stack").
 
+10. *An abbreviation spelled out as something else*: an abbreviation (capitals, or a short mix
+   of cases such as ``MoE``) whose sentence spells out another expansion of its letters is that
+   other thing ("ASR means anti-slip regulation", "the MoE on our grant paperwork is the
+   Ministry of Education"). An expansion is a run of words whose initials spell the letters
+   ("of", "and", "the", "for" may sit between them) that is no name of the term, written in
+   capitals ("Ministry of Education") or right after a cue that defines it ("means", "stands
+   for", "refers to", "(", "=", "即", "指"). The term's own expansion beside it ("MoE 是 Mixture
+   of Experts") keeps it.
+
+11. *A sentence that tells two senses apart* ("has nothing to do with", "unrelated", "something
+   else", "无关", "没有关系", "两回事", "不是一回事", "同名") names a word in both its senses: there
+   an everyday word, a Chinese name or a product name (``Triton``) needs support (rules 1 and 2)
+   from its own side — the clause it sits in, cut at commas, colons, brackets, the joining
+   "和 / 跟 / 与" and the separating phrase; a clause about "the latter" (", 后者…") stays with
+   the one before. Abbreviations and names of several Latin words are left alone: asking them
+   for support lost mentions on dev ("… with EP=32", "GPU 上的…").
+
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
 exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
@@ -69,6 +90,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -114,6 +136,26 @@ _CONTRAST = re.compile(
     r"(?:[,:—]|\s[-–])\s*(?=(?:but|yet|whereas|although|though)\b)|\bbut\b"
     r"|[，：—](?=不过|但|可是|然而)|不过|但是|然而"
 )
+# a sentence that tells two senses of a word apart (rule 11)
+_SEPARATES = re.compile(
+    r"\b(?:nothing|anything) to do with\b|\bunrelated\b|\bsomething else\b|\bnot the same\b"
+    r"|无关|没有(?:任何)?关系|没关系|毫无关系|两回事|不是一回事|同名",
+    re.I,
+)
+# the sides of such a sentence: its clauses (a clause about "the latter" goes with the one before),
+# the Chinese words that join the two things compared, and the separating phrase itself
+_SIDES = re.compile(
+    r"[,，](?!\s*(?:后者|前者|the latter|the former))|[:：、;()（）—]|\s[-–]\s|(?:和|跟|与)(?!其)"
+    r"|\b(?:nothing|anything) to do with\b|\bunrelated to\b",
+    re.I,
+)
+
+
+def separates_senses(sentence: str) -> bool:
+    """Rule 11: the sentence says two senses of a word differ ("has nothing to do with", "无关")."""
+    return bool(_SEPARATES.search(sentence))
+
+
 # a clause boundary inside a sentence (rule 4's local support)
 _CLAUSE = re.compile(r"[,，:：、—]|\s[-–]\s")
 
@@ -140,6 +182,10 @@ class ClauseBounds:
     def contrast(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
         """The part of the sentence *span* around ``[start, end)`` between contrastive conjunctions."""
         return self._narrow(_CONTRAST, span, start, end)
+
+    def sides(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
+        """The side of a sentence that separates two senses (rule 11) around ``[start, end)``."""
+        return self._narrow(_SIDES, span, start, end)
 
     def clause(self, span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
         """The clause of the sentence *span* around ``[start, end)`` (between commas, colons…)."""
@@ -206,6 +252,12 @@ def _function_word(word: str) -> bool:
             or word in _EN_PREPOSITIONS
         )
     return _chinese_tags().get(word, "") in _ZH_FUNCTION_TAGS
+
+
+def function_word(word: str) -> bool:
+    """A Chinese word jieba's dictionary tags as a function word (an adverb, conjunction,
+    particle…; rule 6's tags)."""
+    return bool(word) and _chinese_tags().get(word, "") in _ZH_FUNCTION_TAGS
 
 
 _EN_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9]+(?:[.'’][A-Za-z0-9]+)*)([ -]?)$")
@@ -615,12 +667,14 @@ def foreign_compound(
             return True  # "to compute", "we batch": the word is a verb here
         if any(c.isdigit() for c in word) or vocab.is_name(word) or low in sig:
             return False
+        if at > 0 and folded[at - 1] == "-" and joiner == " ":
+            return False  # the tail of a hyphenated modifier ("256k-entry", "dynamic-shape")
+        if _written_compound(vocab, f"{low} {folded[start : start + len(entry.name)]}"):
+            return False  # a compound the sources write ("system prompt")
         if word[0].isupper() and any(c.islower() for c in word):
             first = not folded[sentence_start:at].replace(MASK, " ").strip()
             if not first and original[start : start + 1].islower():
                 return True  # a foreign owner: "Hugging Face token"
-            if first:
-                return False
         if entry.case == CASE_UPPER:
             return False  # "needs TP=2": an abbreviation is no compound's head
         if joiner == "-":
@@ -641,6 +695,20 @@ def foreign_compound(
     if vocab.is_name(word) or word in sig or any(word[i : i + 2] in sig for i in range(len(word) - 1)):
         return False
     return word in _chinese_nouns()  # "核心温度", "视频编码器"; a verb or a conjunction before is no compound
+
+
+def _written_compound(vocab: Vocabulary, compound: str) -> bool:
+    """True when the sources' definitions write *compound* (lower case) as words of their own, not
+    as the tail of a longer hyphenated word ("value head" in "key-value head" does not count)."""
+    text = vocab.definition_lower
+    pos = text.find(compound)
+    while pos >= 0:
+        before = text[pos - 1 : pos]
+        after = text[pos + len(compound) : pos + len(compound) + 1]
+        if not (before.isalnum() or before == "-") and not (after.isalnum() and after != "s"):
+            return True
+        pos = text.find(compound, pos + 1)
+    return False
 
 
 _EN_NEXT_WORD = re.compile(r" ([A-Za-z]+)(?![A-Za-z0-9_'’.-]*[A-Za-z0-9_])")
@@ -806,3 +874,54 @@ def choose_term(vocab: Vocabulary, entry: NameEntry, ctx: SentenceContext) -> tu
         return best_id, False
     others = [signature_score(vocab, r, ctx) for r in entry.rivals]
     return entry.term_id, bool(others) and max(others) + RIVAL_MARGIN > own
+
+
+_EXP_WORD = re.compile(r"[A-Za-z]+")
+_EXP_CONNECTORS = frozenset({"of", "and", "the", "for", "in", "on", "to", "a"})
+_EXP_CUE = re.compile(
+    r"(?:\bmeans?|\bmeant|\bstands?\s+for|\bshort\s+for|\brefers?\s+to|\bi\.e\.,?|[(=（]|即|指)\s*$",
+    re.I,
+)
+
+
+def abbreviation_letters(name: str) -> str:
+    """The letters an abbreviation spells ("ASR", "MoE"), or "" for a name that is none (rule 10):
+    Latin letters only, two to six of them, at least two capitals."""
+    if not name.isascii() or not name.isalpha() or not 2 <= len(name) <= 6:
+        return ""
+    return name if sum(c.isupper() for c in name) >= 2 else ""
+
+
+def _loose(text: str) -> str:
+    return " ".join(_EXP_WORD.findall(text.lower()))
+
+
+def other_expansion(letters: str, own_names: Iterable[str], sentence: str) -> bool:
+    """Rule 10: *sentence* spells out *letters* as something that is none of *own_names*."""
+    found = list(_EXP_WORD.finditer(sentence))
+    own = {_loose(n) for n in own_names}
+    want = letters.lower()
+    other = False
+    for i, first in enumerate(found):
+        if first.group()[0].lower() != want[0] or first.group() == letters:
+            continue
+        k, j, last = 0, i, i
+        while j < len(found) and k < len(want):
+            w = found[j].group()
+            if j > i and sentence[found[j - 1].end() : found[j].start()] not in (" ", "-"):
+                break
+            if w[0].lower() == want[k] and (w.lower() not in _EXP_CONNECTORS or letters[k].islower()):
+                k, last = k + 1, j
+            elif not (k and w.lower() in _EXP_CONNECTORS):
+                break
+            j += 1
+        if k < len(want):
+            continue
+        words_ = [m.group() for m in found[i : last + 1]]
+        phrase = " ".join(w.lower() for w in words_)
+        if phrase in own:
+            return False  # the term's own expansion is written here
+        capitals = all(w[0].isupper() for w in words_ if w.lower() not in _EXP_CONNECTORS)
+        if capitals or _EXP_CUE.search(sentence, max(0, first.start() - 20), first.start()):
+            other = True
+    return other

@@ -22,6 +22,7 @@ One pass per page, linear in its length:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,8 @@ from kg.store import Glossary
 _KIND_RANK = {"label": 0, "abbreviation": 1, "alias": 2}
 _CJK_CHARS = re.compile(f"[{CJK_CLASS}]")
 _LATIN_LETTERS = re.compile(r"[A-Za-z]")
+#: How many characters a longer everyday word may add on either side of a Chinese match.
+_MAX_OUTER = 3
 
 
 @dataclass(slots=True)
@@ -125,6 +128,7 @@ class Annotator:
         self._segmenter = self.vocabulary.tokenizer.segmenter
         self._definitions: dict[tuple[str, str], DefinitionRef | None] = {}
         self._urls: dict[tuple[str, str, str], str] = {}
+        self._abbreviations: dict[str, str] = {}
 
     # --- public -------------------------------------------------------------------------------
     def annotate(self, text: str, options: AnnotateOptions | None = None) -> Annotation:
@@ -249,6 +253,10 @@ class Annotator:
                     continue
                 if _cjk(folded[end - 1]) and not self._jieba_boundary(folded, end):
                     continue
+                if (_cjk(folded[start]) or _cjk(folded[end - 1])) and self._inside_everyday_word(
+                    folded, start, end
+                ):
+                    continue
                 out.append(_Hit(start, stop, entry, plural, entry.term_id))
         return out
 
@@ -272,11 +280,35 @@ class Annotator:
             return True  # the run starts or ends here
         return (pos - lo) in cuts(self._segmenter, folded[lo:hi])
 
+    def _inside_everyday_word(self, folded: str, start: int, end: int) -> bool:
+        """True when the Chinese match lies inside a longer word of jieba's general dictionary
+        that the domain never writes ("推理" in "推理小说", "并发" in "并发症"): jieba holding the
+        glossary's names may cut such a word in two, the reader does not."""
+        general = self.vocabulary.general_words
+        n = len(folded)
+        for a in range(start, max(start - _MAX_OUTER, 0) - 1, -1):
+            if a < start and not _cjk(folded[a]):
+                break
+            for b in range(end, min(end + _MAX_OUTER, n) + 1):
+                if b > end and not _cjk(folded[b - 1]):
+                    break
+                if (a, b) == (start, end) or not general.get(folded[a:b]):
+                    continue
+                # a function word added to the match is jieba's noise ("推理则"), not a word
+                if ctxmod.function_word(folded[a:start]) or ctxmod.function_word(folded[end:b]):
+                    continue
+                if not self.vocabulary.domain_text(folded[a:b]):
+                    return True
+        return False
+
     def _decide(
         self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
     ) -> list[_Hit]:
         """Everyday words need their context; same-named terms are decided by it."""
-        if not any(h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) for h in hits):
+        if not any(
+            h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) or self._letters(h.entry)
+            for h in hits
+        ) and not ctxmod.separates_senses(folded):
             return hits
         contexts: dict[tuple[int, int], ctxmod.SentenceContext] = {}
 
@@ -296,12 +328,25 @@ class Annotator:
         # pass 1, per hit: dropped (0), kept (1), or kept only with support (2): a related term
         # near it (rule 1), its own other name there, or its signature (rule 2)
         status: list[int] = []
+        separates: dict[tuple[int, int], bool] = {}
+
+        def separating(span: tuple[int, int]) -> bool:
+            if span not in separates:
+                separates[span] = ctxmod.separates_senses(original_view[span[0] : span[1]])
+            return separates[span]
+
         for i, (h, sentence) in enumerate(zip(hits, sentences, strict=True)):
             if h.entry.rivals:
                 h.term_id, h.ambiguous = ctxmod.choose_term(vocab, h.entry, ctx_of(sentence))
             st = 1
             if not options.context:
                 pass
+            elif self._letters(h.entry) and ctxmod.other_expansion(
+                self._letters(h.entry),
+                self.glossary.terms[h.term_id].all_names(),
+                original_view[sentence[0] : sentence[1]],
+            ):
+                st = 0  # rule 10: "ASR means anti-slip regulation"
             elif h.entry.weak:
                 latin = _latin(h.entry.name)
                 if ctxmod.foreign_compound(
@@ -332,6 +377,8 @@ class Annotator:
                 vocab, h.entry, folded, original_view, h.end, h.plural, self._segmenter
             ):
                 st = 2  # rule 9: "MAC address"
+            if st == 1 and options.context and self._has_other_senses(h.entry) and separating(sentence):
+                st = 2  # rule 11: "… has nothing to do with Triton, Neptune's moon"
             status.append(st)
         if all(st == 1 for st in status):
             return hits
@@ -339,7 +386,13 @@ class Annotator:
         # terms named there, with the names each is named by (one pass: pages hold thousands)
         needed = {sentence for sentence, st in zip(sentences, status, strict=True) if st == 2}
         spans = [
-            clauses.contrast(sentence, h.start, h.end) if sentence in needed else sentence
+            (
+                clauses.sides(sentence, h.start, h.end)
+                if separating(sentence)
+                else clauses.contrast(sentence, h.start, h.end)
+            )
+            if sentence in needed
+            else sentence
             for h, sentence in zip(hits, sentences, strict=True)
         ]
         named: dict[tuple[int, int], dict[str, set[str]]] = {}
@@ -359,6 +412,19 @@ class Annotator:
             if st:
                 kept.append(h)
         return kept
+
+    @staticmethod
+    def _has_other_senses(entry: NameEntry) -> bool:
+        """A name that may mean something outside the domain (rule 11): a Chinese name or a product
+        name (``Triton``); abbreviations and names of several Latin words are the domain's."""
+        return entry.case == CASE_CAPITAL or not _latin(entry.name)
+
+    def _letters(self, entry: NameEntry) -> str:
+        """The letters of an abbreviation (:func:`kg.annotate.context.abbreviation_letters`), cached."""
+        got = self._abbreviations.get(entry.name)
+        if got is None:
+            got = self._abbreviations[entry.name] = ctxmod.abbreviation_letters(entry.name)
+        return got
 
     def _short_abbreviation(self, entry: NameEntry) -> bool:
         """Three capitals and nothing else (MAC, SLA, TPS) that few definitions name: such an
@@ -399,8 +465,16 @@ def _aligned(original: str, folded: str, to_orig: Any) -> str:
 
 def _spelled_as(text: str, name: str) -> bool:
     """A name with inner capitals (``LoRA``) matches its own spelling, all lower case, all
-    capitals or only a first capital, not another mix of cases (``LoRa``, the radio)."""
-    if text == name or len(text) != len(name) or text in (text.lower(), text.upper()):
+    capitals or only a first capital, not another mix of cases (``LoRa``, the radio). Full-width
+    letters count as the letters they stand for (``ＲｏＣＥｖ２``). A short one (three letters at
+    most, ``MoE``) is an abbreviation: only its own spelling or all capitals ("moe", "Moe" are
+    words)."""
+    text = unicodedata.normalize("NFKC", text)
+    if text == name or len(text) != len(name):
+        return True
+    if sum(c.isalpha() for c in name) <= 3:
+        return text == text.upper()
+    if text in (text.lower(), text.upper()):
         return True
     return text == text[:1].upper() + text[1:].lower()
 

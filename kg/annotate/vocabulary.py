@@ -212,6 +212,8 @@ class Vocabulary:
         )
         #: the sources' definitions, one per line: the domain's Chinese (kg.annotate.context, rule 4)
         self.definition_text = "\n".join(d.text for t in terms for d in t.definitions)
+        #: the same, lower-cased with single spaces: the compounds the domain writes (rule 3)
+        self.definition_lower = " ".join(self.definition_text.lower().split())
         #: abbreviations that at least :data:`WIDELY_USED` definitions name (GPU, HBM, LLM): the
         #: domain's own, never another thing (kg.annotate.context, rule 9)
         caps: Counter[str] = Counter()
@@ -220,6 +222,19 @@ class Vocabulary:
                 caps.update(set(_CAPS_WORD.findall(d.text)))
         self.widely_used = frozenset(w for w, n in caps.items() if n >= WIDELY_USED)
         self._related: dict[str, frozenset[str]] = {}
+        #: jieba's general dictionary (word → frequency; prefixes at 0): the everyday Chinese words
+        #: a match may sit inside (kg.annotate.engine)
+        self.general_words: dict[str, int] = _base_dictionary()[0]
+        self._domain_cache: dict[str, bool] = {}
+
+    def domain_text(self, text: str) -> bool:
+        """True when *text* is a name or a definition holds it: the domain writes it."""
+        got = self._domain_cache.get(text)
+        if got is None:
+            if len(self._domain_cache) > 50_000:
+                self._domain_cache.clear()
+            got = self._domain_cache[text] = self.is_name(text) or text in self.definition_text
+        return got
 
     def __len__(self) -> int:
         return len(self.entries)

@@ -91,3 +91,81 @@ def test_a_name_with_inner_capitals_keeps_its_spelling(ann: Any) -> None:
     assert [s for s, t in got if t == "lora"] == ["LoRA"]
     assert _spelled_as("lora", "LoRA") and _spelled_as("Lora", "LoRA") and _spelled_as("LORA", "LoRA")
     assert not _spelled_as("LoRa", "LoRA") and not _spelled_as("VLlm", "vLLM")
+
+
+def test_full_width_letters_keep_a_mixed_case_spelling(ann: Any) -> None:
+    # NFKC folds "ＲｏＣＥｖ２" to "RoCEv2": the spelling check reads the letters it stands for
+    assert "rocev2" in ids(ann("两个机房之间走 ＲｏＣＥｖ２ 网络。"))
+    assert _spelled_as("ＲｏＣＥｖ２", "RoCEv2") and not _spelled_as("ＲｏＣｅ", "RoCE")
+
+
+def test_a_short_mixed_case_abbreviation_matches_its_spelling_or_capitals_only(ann: Any) -> None:
+    # "moe" and "Moe" are words (a name, a style of drawing); "MoE" and "MOE" the abbreviation
+    assert not _spelled_as("moe", "MoE") and not _spelled_as("Moe", "MoE")
+    assert _spelled_as("MOE", "MoE") and _spelled_as("MoE", "MoE")
+    assert "mixture-of-experts" not in ids(ann("Moe from accounting asked whether moe artwork counts."))
+    assert "mixture-of-experts" in ids(ann("A MoE layer routes each token to two experts."))
+
+
+def test_an_abbreviation_spelled_out_as_something_else_is_that_thing(ann: Any) -> None:
+    # rule 10: a capitalised expansion, or one after a defining cue, that is no name of the term
+    assert "automatic-speech-recognition" not in ids(
+        ann("On the loading dock ASR stands for automated storage and retrieval.")
+    )
+    assert "mixture-of-experts" not in ids(ann("The MoE we report to is the Ministry of Energy."))
+    # controls: the term's own expansion, or no expansion at all
+    assert "mixture-of-experts" in ids(ann("The MoE (mixture of experts) layer has 64 experts."))
+    assert "automatic-speech-recognition" in ids(
+        ann("ASR turns the call audio into text before the LLM reads it.")
+    )
+
+
+def test_other_expansion_needs_capitals_or_a_cue() -> None:
+    from kg.annotate.context import abbreviation_letters, other_expansion
+
+    assert abbreviation_letters("MoE") == "MoE" and abbreviation_letters("FP8") == ""
+    assert abbreviation_letters("Token") == ""
+    assert other_expansion("ASR", ["automatic speech recognition"], "ASR means anti-slip regulation")
+    assert other_expansion("MoE", ["Mixture of Experts"], "the MoE is the Ministry of Education")
+    # lower-case words whose initials happen to spell it, with no cue: no expansion
+    assert not other_expansion("ASR", ["automatic speech recognition"], "ASR also slows retrieval a bit")
+    assert not other_expansion("MoE", ["Mixture of Experts"], "MoE, i.e. Mixture-of-Experts, again")
+
+
+def test_a_chinese_match_never_sits_inside_a_longer_everyday_word(ann: Any) -> None:
+    # "推理小说" (a detective novel) and "并发症" (a complication) are words of jieba's general
+    # dictionary the domain never writes: the names inside them are no mentions
+    assert "inference" not in ids(ann("她最爱看推理小说。"))
+    assert "concurrency" not in ids(ann("手术后的并发症需要观察。"))
+    # a longer word the domain writes, or one that only adds a function word ("推理则"), does not count
+    assert "inference" in ids(ann("前端交给 CDN，后端推理则由 vLLM 负责，KV cache 放在 GPU 上。"))
+
+
+def test_a_capitalised_modifier_opening_the_sentence_is_still_a_modifier(ann: Any) -> None:
+    # rule 3: "Reviewer latency" is the reviewer's, like "the reviewer latency" inside a sentence
+    assert "latency" not in ids(ann("Reviewer latency is what our editors complain about."))
+    assert "latency" in ids(ann("Latency of the decode step rose after the GPU upgrade."))
+
+
+def test_hyphenated_modifiers_and_written_compounds_are_no_foreign_compounds(ann: Any) -> None:
+    # the tail of a hyphenated modifier ("128k-entry", "static-shape") does not make a compound
+    assert "vocabulary" in ids(ann("A 128k-entry vocabulary makes the softmax at decode time slower."))
+    assert "kernel" in ids(ann("The compiler emits static-shape kernels for the GPU on first use."))
+    # "system prompt" is written by the definitions: the domain's own compound
+    assert "prompt" in ids(ann("Long system prompts make prefill slower."))
+    # a content word before it still makes another thing
+    assert "vocabulary" not in ids(ann("Her courtroom vocabulary impressed the judge."))
+
+
+def test_a_sentence_telling_two_senses_apart_asks_each_side_for_support(ann: Any) -> None:
+    # rule 11: the product name and the Chinese name on the outside side have no support there
+    got = found(ann("Our Triton Inference Server notes have nothing to do with Triton, the Greek sea god."))
+    assert ("Triton", "triton") not in got
+    assert "prefill" not in ids(ann("浏览器的自动预填充跟这完全无关。"))
+    # the domain's side keeps its mention, a clause about "the latter" included
+    got_zh = found(ann("汽车的巡航控制和调度器的批处理是两回事，后者把多个请求合成一个 batch 交给 GPU。"))
+    assert ("批处理", "batch") in got_zh
+    # the separating phrase alone does not drop a supported name
+    assert "prefill" in ids(ann("这次改动和预填充阶段的 KV cache 写入无关。"))
+    # without such a phrase nothing changes
+    assert ("Triton", "triton") in found(ann("We wrote the fused kernel in Triton and tuned its block size."))
