@@ -40,7 +40,12 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
 The contrasted phrase of a marker names the other side; only the last term named in each
 item of the phrase counts (an English name in the plural counts too: "than Tensor Cores") (the head of a Chinese noun phrase comes last: "明显低于节点内
 NVLink" contrasts with NVLink, not 节点). A side the text names by a shortened form of a
-sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name.
+sibling ("比 driver 更接近…" inside *CUDA runtime*) is completed from the owner's own name; a
+side named by its parts ("prefill-decode 分离") is the one term whose name holds the word and
+whose definition names every part (:meth:`kg.relations.Resolver.described`); a bare head that
+labels share once their qualifiers go ("通用 benchmark", with "Benchmark (intelligence)" and
+"Benchmark (performance)") is the one whose own words the owner's text uses
+(:meth:`kg.relations.Resolver.qualified`).
 Confusables sections and jointly defined lines (with the examples their members give) are
 read in :mod:`kg.relations`.
 """
@@ -63,6 +68,10 @@ class NameResolver(Protocol):
     def resolve(self, name: str) -> set[str]: ...
 
     def mentioned(self, text: str) -> list[tuple[str, str]]: ...
+
+    def qualified(self, phrase: str, context: str) -> str | None: ...
+
+    def described(self, phrase: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -258,7 +267,7 @@ def _ending(phrase: str, res: NameResolver) -> str | None:
     """The term whose name ends *phrase* ("…更偏 compute-bound" → compute-bound)."""
     text = fold(phrase).rstrip()
     found = [tid for tid, name in res.mentioned(phrase) if text.endswith(name)]
-    return found[-1] if found else None
+    return found[-1] if found else res.described(phrase)
 
 
 def _opening(phrase: str, res: NameResolver) -> str | None:
@@ -307,9 +316,15 @@ def _sibling(phrase: str, owner: Term, res: NameResolver) -> str | None:
 def _targets(phrase: str, owner: Term, res: NameResolver, keep_owner: bool = False) -> list[str]:
     """Terms a contrasted phrase names: the last term of each listed item."""
     out: list[str] = []
+    context = " ".join(d.text for d in owner.definitions)
     for item in _items(phrase):
-        tid = _last_named(item, res, "" if keep_owner else owner.id) or _sibling(item, owner, res)
-        if tid and tid not in out:
+        tid = (
+            res.described(item)  # "prefill-decode 分离" is one term, not decode
+            or _last_named(item, res, "" if keep_owner else owner.id)
+            or _sibling(item, owner, res)
+            or res.qualified(item, context)  # "通用 benchmark" in a text about 模型智能
+        )
+        if tid and tid not in out and (keep_owner or tid != owner.id):
             out.append(tid)
     return out
 

@@ -38,7 +38,7 @@ from kg.contrasts import (
 )
 from kg.mentions import MentionFinder
 from kg.model import ConfusionGroup, Edge, Evidence, RawEntry, Term
-from kg.textnorm import fold, name_key
+from kg.textnorm import fold, has_cjk, name_key
 
 # Contrast markers. The named group holds the contrasted phrase when the marker
 # surrounds it; otherwise the phrase is the rest of the clause. Only the last
@@ -47,6 +47,11 @@ from kg.textnorm import fold, name_key
 # is not a marker: in these sources it mostly contrasts with a non-term.
 _XREF = re.compile(r"(?:指向|相当于|参见|参照)\s*(?P<t>[^，。；,;]{1,40})")
 _SENTENCE = re.compile(r"[^。；;！!？?]+[。；;！!？?]?")
+_QUALIFIED_LABEL = re.compile(r"^(.*?\S)\s*[（(]([^）)]+)[）)]\s*$")
+# "prefill-decode 分离", "prefill 与 decode 分离": term names joined, then a Chinese word
+_DESCRIBED = re.compile(
+    r"(?P<parts>[a-z0-9][a-z0-9 .+]*(?:\s*(?:-|/|与|和)\s*[a-z0-9][a-z0-9 .+]*)+)\s*(?P<word>[\u4e00-\u9fff]{2,4})$"
+)
 
 
 class Resolver:
@@ -55,13 +60,25 @@ class Resolver:
     def __init__(self, terms: Iterable[Term]) -> None:
         self.by_fold: dict[str, set[str]] = {}
         self.by_key: dict[str, set[str]] = {}
+        self.terms: dict[str, Term] = {}
         pairs = []
         for t in terms:
+            self.terms[t.id] = t
             for n in t.all_names():
                 self.by_fold.setdefault(fold(n), set()).add(t.id)
                 self.by_key.setdefault(name_key(n), set()).add(t.id)
                 pairs.append((t.id, n))
         self.finder = MentionFinder(pairs)
+        # "Benchmark (intelligence)" / "Benchmark (performance)": a bare head that names no
+        # term, shared by labels that differ in their qualifier (see :meth:`qualified`)
+        self.heads: dict[str, list[str]] = {}
+        for t in self.terms.values():
+            for label in t.labels.values():
+                m = _QUALIFIED_LABEL.match(label)
+                if m and fold(m.group(1)) not in self.by_fold and len(fold(m.group(1))) > 2:
+                    ids = self.heads.setdefault(fold(m.group(1)), [])
+                    if t.id not in ids:
+                        ids.append(t.id)
 
     def resolve(self, name: str) -> set[str]:
         return self.by_fold.get(fold(name)) or self.by_key.get(name_key(name)) or set()
@@ -72,6 +89,69 @@ class Resolver:
         for span in self.finder.find(text):
             seen.setdefault(span.term_id, span.name)
         return list(seen.items())
+
+    def qualified(self, phrase: str, context: str) -> str | None:
+        """The term a bare head in *phrase* stands for, when the terms that share it differ only
+        in their qualifier ("Benchmark (intelligence)", "Benchmark (performance)"): the one
+        whose own words, beyond the shared head, *context* (the owner's text) uses ("…测产品场景
+        下的模型智能。比通用 benchmark 更接近业务" → 智能基准). None unless exactly one fits."""
+        text, ctx = fold(phrase), fold(context)
+        for head, ids in self.heads.items():
+            if not re.search(rf"(?<![a-z0-9]){re.escape(head)}s?(?![a-z0-9])", text):
+                continue
+            own = {tid: self._own_words(tid, head, ids) for tid in ids}
+            fits = [tid for tid, words in own.items() if any(w in ctx for w in words)]
+            if len(fits) == 1:
+                return fits[0]
+        return None
+
+    def _own_words(self, tid: str, head: str, siblings: list[str]) -> set[str]:
+        """Words of a term's names that its siblings' names lack: the English qualifier's words
+        and the Chinese label's characters beyond those every sibling shares (智能基准 → 智能)."""
+        t = self.terms[tid]
+        words: set[str] = set()
+        for label in t.labels.values():
+            m = _QUALIFIED_LABEL.match(label)
+            if m and fold(m.group(1)) == head:
+                words |= {w for w in re.split(r"[\s/\-]+", fold(m.group(2))) if len(w) > 3}
+        zh = re.sub(r"\s+", "", fold(t.labels.get("zh", "")))
+        others = "|".join(fold(self.terms[o].labels.get("zh", "")) for o in siblings if o != tid)
+        # two-character words of the Chinese label its siblings' labels lack (智能基准 → 智能)
+        words |= {
+            zh[i : i + 2]
+            for i in range(len(zh) - 1)
+            if has_cjk(zh[i : i + 2]) and zh[i : i + 2] not in others
+        }
+        for o in siblings:
+            if o != tid:
+                words -= self._plain_words(o)
+        return words
+
+    def _plain_words(self, tid: str) -> set[str]:
+        return {w for n in self.terms[tid].all_names() for w in re.split(r"[\s()（）/\-]+", fold(n)) if w}
+
+    def described(self, phrase: str) -> str | None:
+        """The term a phrase names by its parts: "prefill-decode 分离" (term names joined by - / 与
+        / 和, then a Chinese word) is the one term whose name holds that word and whose
+        definition names every part (分离式推理: "把 prefill 和 decode 拆到…"). None unless
+        exactly one term fits."""
+        m = _DESCRIBED.search(fold(phrase).strip())
+        if not m:
+            return None
+        parts = [p.strip() for p in re.split(r"\s*(?:-|/|与|和)\s*", m.group("parts")) if p.strip()]
+        part_ids = [self.resolve(p) for p in parts]
+        if len(parts) < 2 or not all(len(ids) == 1 for ids in part_ids):
+            return None
+        wanted = {next(iter(ids)) for ids in part_ids}
+        word = m.group("word")
+        fits = [
+            t.id
+            for t in self.terms.values()
+            if t.id not in wanted
+            and any(word in fold(n) for n in t.all_names())
+            and any(wanted <= {tid for tid, _ in self.mentioned(d.text)} for d in t.definitions)
+        ]
+        return fits[0] if len(fits) == 1 else None
 
 
 class EdgeSet:

@@ -283,3 +283,42 @@ def test_variants_of_one_description_differ_in_figures_only() -> None:
         defined("h100", "NVIDIA 数据中心 GPU 具体型号，2 代。", 5),
     ]
     assert {(c.a, c.b, c.kind) for c in variant_pairs(terms)} == {("b200", "b300", "comparative")}
+
+
+def test_a_side_named_by_its_parts_is_the_term_those_parts_define() -> None:
+    """ "加入 prefill-decode 分离之前的默认形态": term names joined, then a word, name the one term
+    whose name holds that word and whose definition names every part — not decode."""
+    terms = [
+        _term("prefill", "prefill", "预填充"),
+        _term("decode", "decode", "解码"),
+        _term("disagg", "Disaggregation", "推理分离", text="把 prefill 和 decode 拆到不同引擎。"),
+        _term("diarization", "Diarization", "说话人分离", text="把音频按说话人切分。"),
+        _term("agg", "Aggregated serving", "聚合服务"),
+    ]
+    res = Resolver(terms)
+    by_id = {t.id: t for t in terms}
+    found = marker_contrasts(
+        by_id["agg"], "是引擎加入 prefill-decode 分离之前的默认部署形态。", res, "000", 1
+    )
+    assert {(c.a, c.b, c.kind) for c in found} == {("agg", "disagg", "replacement")}
+    found = marker_contrasts(by_id["agg"], "比 prefill-decode 分离更简单。", res, "000", 1)
+    assert {(c.a, c.b, c.kind) for c in found} == {("agg", "disagg", "comparative")}
+    # no term whose definition names both parts: no side (and not decode either)
+    assert res.described("prefill-decode 切分") is None
+
+
+def test_a_bare_head_shared_by_qualified_labels_is_told_apart_by_the_owners_words() -> None:
+    """ "比通用 benchmark 更接近业务" inside a text about 模型智能: the bare head names no term, the
+    labels that share it differ in their qualifier, and the owner's text uses one's own words."""
+    terms = [
+        _term("bench-i", "Benchmark (intelligence)", "智能基准"),
+        _term("bench-p", "Benchmark (performance)", "性能基准"),
+        _term("evals", "Evals", "评估", text="用来测产品场景下的模型智能。"),
+        _term("load", "Load testing", "负载测试", text="持续发送高流量。"),
+    ]
+    res = Resolver(terms)
+    by_id = {t.id: t for t in terms}
+    found = marker_contrasts(by_id["evals"], "比通用 benchmark 更接近业务。", res, "001", 1)
+    assert {(c.a, c.b, c.kind) for c in found} == {("evals", "bench-i", "comparative")}
+    # an owner whose words fit neither (or both) gets no side
+    assert marker_contrasts(by_id["load"], "比通用 benchmark 更接近业务。", res, "001", 1) == []
