@@ -172,3 +172,16 @@ def test_bench_annotate_measures_a_markdown_page(glossary: Glossary) -> None:
     assert res["status"] in ("PASS", "FAIL")
     md = render_annotate(res)
     assert "## Term annotation speed" in md and "glossary bench-annotate --bytes 20000" in md
+
+
+def test_targets_are_checked_on_exact_counts_not_on_rounded_figures() -> None:
+    from kg.evaluation.annotate import targets_met
+
+    def report(right: int, predicted: int, gold: int) -> dict[str, Any]:
+        return {"groups": {"all": {"right": right, "predicted": predicted, "gold": gold}}}
+
+    # 301 / 317 prints as 0.950 but is 0.9495: below a 0.95 target
+    assert not targets_met(report(301, 317, 332))
+    assert targets_met(report(302, 317, 332))
+    assert not targets_met(report(90, 90, 101))  # recall 0.891
+    assert not targets_met(report(0, 0, 10))

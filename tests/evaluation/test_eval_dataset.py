@@ -324,3 +324,20 @@ def test_unseen_queries_leave_out_texts_already_seen() -> None:
     ]
     kept, left = unseen_queries(test, dev)
     assert [q.id for q in kept] == ["t2", "t3"] and [q.id for q in left] == ["t1", "h1"]
+
+
+def test_contrast_targets_are_checked_on_exact_counts() -> None:
+    from kg.evaluation.contrasts import targets_met
+
+    def score(explicit_found: int, explicit: int, found: int, false_edges: int) -> dict[str, int]:
+        return {
+            "explicit_found": explicit_found,
+            "explicit_contrasts": explicit,
+            "found": found,
+            "false_edges": false_edges,
+        }
+
+    assert targets_met(score(27, 30, 40, 2))  # 0.90 and 0.952
+    assert not targets_met(score(899, 1000, 950, 0))  # 0.899 prints as 0.899, rounds to 0.90 at two places
+    assert not targets_met(score(30, 30, 379, 20))  # precision 379 / 399 = 0.9499 prints as 0.95
+    assert not targets_met(score(0, 0, 0, 0))
