@@ -35,7 +35,7 @@ from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_for_remedy, decide
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
-from kg.chat.followup import RANKED_INTENTS, FollowupRanker, candidate_features, default_ranker
+from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, ranks
 from kg.chat.intents import Parsed, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
@@ -174,7 +174,7 @@ def _rank_followup(
         or ctx.state is None
         or not ctx.used_context
         or not ctx.referent
-        or ctx.parsed.intent not in RANKED_INTENTS
+        or not ranks(ctx.parsed.intent, ctx.parsed.folded)
         or len(ctx.referents) >= 2
         or ctx.retrieval is None
     ):

@@ -47,6 +47,16 @@ _ATTRIBUTE = re.compile(
     r"\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
 )
 
+# "which …" / "哪个 …": a relation question that asks for a term by what it does to the referent
+_ASKS_WHICH = re.compile(r"哪(?:个|種|种|些|一|套|类|類|家|款|条|項|项)|\bwhich\b")
+
+
+def ranks(intent: str, question: str) -> bool:
+    """Whether a follow-up of this intent is ranked: which, definition and how/why ones, and
+    relation questions that ask "which …" (the others, "它和 NVSwitch 是什么关系", keep the rules)."""
+    return intent in RANKED_INTENTS or (intent == "relation" and bool(_ASKS_WHICH.search(question)))
+
+
 FEATURES: tuple[str, ...] = (
     "ref",  # the candidate is the term under discussion
     "plain_rr",  # 1 / (1 + rank) in the search without the referent's name (0: not in the pool)
@@ -61,6 +71,7 @@ FEATURES: tuple[str, ...] = (
     "ref_which",  # referent x "which" intent
     "ref_definition",
     "ref_howto",
+    "ref_relation",  # referent x a relation question that asks "which …" ("Which op does it lean on?")
     "ref_attribute",  # referent x the question asks a fact (who made it, when)
     "ref_demonstrative",  # referent x the pointer is a demonstrative (这个 / this), not 它 / it
     "named_which",  # named x "which" intent
@@ -121,6 +132,7 @@ def candidate_features(
             "ref_which": is_ref * (intent == "which"),
             "ref_definition": is_ref * (intent == "definition"),
             "ref_howto": is_ref * (intent == "howto_why"),
+            "ref_relation": is_ref * (intent == "relation"),
             "ref_attribute": is_ref * attribute,
             "ref_demonstrative": is_ref * demonstrative,
             "named_which": float(t in named and t != referent) * (intent == "which"),

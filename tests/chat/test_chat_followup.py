@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.followup import FEATURES, MODEL_PATH, FollowupRanker, candidate_features, default_ranker
+from kg.chat.followup import FEATURES, MODEL_PATH, FollowupRanker, candidate_features, default_ranker, ranks
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import Hit, SearchEngine
 from kg.store import Glossary
@@ -99,3 +99,19 @@ def test_the_ranker_stays_out_of_an_engine_with_another_encoder(
     answer(glossary, engine, "What is autoscaling?", context=s)
     a = answer(glossary, engine, "And the window it uses to decide?", context=s)
     assert a.decision["followup"] is None
+
+
+@pytest.mark.parametrize(
+    ("intent", "question", "ranked"),
+    [
+        ("which", "which engine is built on it?", True),
+        ("definition", "what is it used for?", True),
+        ("relation", "which collective op does it lean on?", True),
+        ("relation", "它属于哪套接口标准？", True),
+        ("relation", "它和 nvswitch 是什么关系？", False),
+        ("comparison", "which is faster, it or tpot?", False),
+        ("listing", "有哪些引擎用它？", False),
+    ],
+)
+def test_which_follow_ups_the_ranker_sees(intent: str, question: str, ranked: bool) -> None:
+    assert ranks(intent, question) is ranked
