@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,9 +139,11 @@ class Annotator:
         masked = self._masked(text, lay, options.skip_headings)
         lang = options.lang or page_lang(masked.replace(MASK, ""))
         folded = fold_with_map(masked)
-        hits = self._hits(folded.text, text, folded.to_original, options)
-        hits = _leftmost_longest(hits)
-        hits = self._decide(hits, folded.text, text, folded.to_original, options)
+        found = self._hits(folded.text, text, folded.to_original, options)
+        hits = _leftmost_longest(found)
+        support = self._link_support(text, masked, lay, folded, options)
+        kept = self._decide(hits, folded.text, text, folded.to_original, options, support)
+        hits = self._reconsider(found, hits, kept, folded.text, text, folded.to_original, options, support)
         mentions: list[Mention] = []
         seen: set[tuple[str, int]] = set()
         for h in hits:
@@ -301,10 +304,78 @@ class Annotator:
                     return True
         return False
 
-    def _decide(
-        self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
+    def _link_support(
+        self, text: str, masked: str, lay: Layout, folded: Any, options: AnnotateOptions
     ) -> list[_Hit]:
-        """Everyday words need their context; same-named terms are decided by it."""
+        """The names in the text of the page's existing links: never annotated, but context for
+        the mentions around them (a linked "TPOT" supports the "decode" beside it). Left out in
+        the rare page whose folding changes lengths (offsets would not line up)."""
+        if not lay.link_texts or not options.context or folded.offsets is not None:
+            return []
+        chars = list(masked)
+        for s, e in lay.link_texts:
+            chars[s:e] = text[s:e]
+        unmasked = fold_with_map("".join(chars))
+        if unmasked.offsets is not None:
+            return []
+        inside = [
+            h
+            for h in self._hits(unmasked.text, text, unmasked.to_original, options)
+            if _within(lay.link_texts, h.start, h.end)
+        ]
+        return _leftmost_longest(inside)
+
+    def _reconsider(
+        self,
+        found: list[_Hit],
+        chosen: list[_Hit],
+        kept: list[_Hit],
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        support: list[_Hit],
+    ) -> list[_Hit]:
+        """A longer match the context drops ("显存带宽" without support) no longer hides the
+        shorter names inside it ("显存"): they are chosen leftmost-longest within its span and go
+        through the same rules, beside the matches kept (the dropped one supports nothing)."""
+        kept_ids = {id(h) for h in kept}
+        dropped = [h for h in chosen if id(h) not in kept_ids]
+        if not dropped:
+            return kept
+        result = list(kept)
+        starts = [h.start for h in found]  # sorted by _leftmost_longest
+        for _ in range(3):  # names inside names inside names at most
+            inner = [
+                h
+                for d in dropped
+                for h in found[bisect_left(starts, d.start) : bisect_left(starts, d.end)]
+                if h.end <= d.end and h.length < d.length
+            ]
+            if not inner:
+                break
+            layer = _leftmost_longest(inner)
+            merged = sorted([*result, *layer], key=lambda h: (h.start, h.end))
+            decided = {id(h) for h in self._decide(merged, folded, original, to_orig, options, support)}
+            result = sorted(
+                [*result, *(h for h in layer if id(h) in decided)], key=lambda h: (h.start, h.end)
+            )
+            dropped = [h for h in layer if id(h) not in decided]
+            if not dropped:
+                break
+        return result
+
+    def _decide(
+        self,
+        hits: list[_Hit],
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        support: list[_Hit] | None = None,
+    ) -> list[_Hit]:
+        """Everyday words need their context; same-named terms are decided by it. *support*: the
+        names in link text, which count as context only."""
         if not any(
             h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) or self._letters(h.entry)
             for h in hits
@@ -398,6 +469,15 @@ class Annotator:
         named: dict[tuple[int, int], dict[str, set[str]]] = {}
         for h, sentence, span in zip(hits, sentences, spans, strict=True):
             if sentence in needed:
+                named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
+        for h in support or ():
+            sentence = bounds.span(h.start, h.end)
+            if sentence in needed:
+                span = (
+                    clauses.sides(sentence, h.start, h.end)
+                    if separating(sentence)
+                    else clauses.contrast(sentence, h.start, h.end)
+                )
                 named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
         kept: list[_Hit] = []
         for h, span, st in zip(hits, spans, status, strict=True):
@@ -522,6 +602,12 @@ def _suffix(folded: str, end: int, name: str) -> int:
     if tail[:1] in ("'", "’") and name[-1:].lower() == "s":
         return 1
     return 0
+
+
+def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """``[start, end)`` lies inside one of the sorted, disjoint *spans*."""
+    i = bisect_left(spans, (start + 1,)) - 1
+    return i >= 0 and spans[i][0] <= start and end <= spans[i][1]
 
 
 def _leftmost_longest(hits: list[_Hit]) -> list[_Hit]:

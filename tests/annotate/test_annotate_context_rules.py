@@ -169,3 +169,20 @@ def test_a_sentence_telling_two_senses_apart_asks_each_side_for_support(ann: Any
     assert "prefill" in ids(ann("这次改动和预填充阶段的 KV cache 写入无关。"))
     # without such a phrase nothing changes
     assert ("Triton", "triton") in found(ann("We wrote the fused kernel in Triton and tuned its block size."))
+
+
+def test_a_dropped_longer_match_leaves_the_names_inside_it_to_the_rules(ann: Any) -> None:
+    # the sentence tells two senses apart: the Chinese compound finds no support on its side and
+    # is dropped, the multi-word name inside it is no everyday word and stands on its own
+    assert found(ann("KV cache 管理器和浏览器的缓存管理器没有关系。")) == [("KV cache", "kv-cache")]
+    assert found(ann("KV cache 管理器")) == [("KV cache 管理器", "kv-cache-manager")]
+
+
+def test_names_in_link_text_support_the_mentions_around_them(ann: Any) -> None:
+    # the link's own text is never annotated, but the term it names is context for "decode"
+    md = ann("Each [TPOT](/g/tpot) sample is one decode step.", format="markdown")
+    assert found(md) == [("decode", "decode")]
+    html = ann('<p>Each <a href="/g/tpot"><em>TPOT</em></a> sample is one decode step.</p>', format="html")
+    assert found(html) == [("decode", "decode")]
+    # link text naming nothing supports nothing
+    assert found(ann("Each [photo](/g/tpot) sample is one decode step.", format="markdown")) == []

@@ -298,3 +298,13 @@ def test_page_language() -> None:
 def test_bad_options_are_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         AnnotateOptions(**bad)
+
+
+def test_layout_keeps_the_visible_text_of_links() -> None:
+    from kg.annotate.markup import layout
+
+    md = "See [the KV cache](/g/kv) and ![a GPU](gpu.png), then `[x](y)`."
+    texts = [md[s:e] for s, e in layout(md, "markdown").link_texts]
+    assert texts == ["the KV cache"]  # an image's alt text and a code span are no link text
+    html = '<p><a href="/g/tpot">the <b>TPOT</b> page</a> <code><a href="x">no</a></code></p>'
+    assert [html[s:e] for s, e in layout(html, "html").link_texts] == ["the ", "TPOT", " page"]
