@@ -23,8 +23,10 @@ Per name (:class:`NameEntry`), decided from the glossary's own data, never from 
 
 Variants are indexed for what the text may do that the name does not: spaces between Chinese and
 Latin characters or not ("首 token 延迟" / "首token延迟"), hyphen for space and back ("KV-cache"),
-either apostrophe, and the ``-ies`` plural ("latencies"). Other plurals and possessives are
-suffixes checked at match time (:mod:`kg.annotate.engine`).
+either apostrophe, the ``-ies`` plural ("latencies"), and the noun of one run of an activity
+that ends a name of several words ("load test" for "load testing", :data:`ACTIVITY_NOUNS`;
+never a spelling that is another name). Other plurals and possessives are suffixes checked at
+match time (:mod:`kg.annotate.engine`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ _CAPS_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,}(?![A-Za-z0-9])")
 #: How many definitions must name an abbreviation for it to be the domain's own.
 WIDELY_USED = 3
 _MAX_SPACE_VARIANTS = 16
+#: The activity a multi-word name ends in, and the noun naming one run of it: "load testing" is
+#: also written "a load test" / "load tests". A closed list: most "-ing" words do not shorten to a
+#: noun of the same thing ("continuous batching" is no "continuous batch", "prefix caching" no
+#: "prefix cache").
+ACTIVITY_NOUNS = {"testing": "test"}
 #: How far in the graph a term supporting an everyday word may be (kg.annotate.context, rule 1).
 RELATED_DEPTH = 2
 
@@ -123,6 +130,20 @@ def name_variants(folded: str) -> set[str]:
     return {v for v in out if len(v) >= 2}
 
 
+def activity_variants(folded: str) -> set[str]:
+    """The spellings of a folded Latin name of several words ending in an activity
+    (:data:`ACTIVITY_NOUNS`) with the noun of one run of it instead ("load testing" → "load test")."""
+    if has_cjk(folded):
+        return set()
+    head, sep, last = folded.rpartition(" ")
+    if not sep:
+        head, sep, last = folded.rpartition("-")
+    noun = ACTIVITY_NOUNS.get(last)
+    if not head or noun is None:
+        return set()
+    return name_variants(head + sep + noun)
+
+
 def _cjk_space_variants(folded: str) -> set[str]:
     """Every way of writing *folded* with or without a space where Chinese meets another character."""
     parts: list[str] = []  # the characters, with a "\0" slot wherever Chinese meets another script
@@ -170,6 +191,7 @@ class Vocabulary:
         rivals = _rivals(glossary, names)
         patterns: dict[str, list[NameEntry]] = defaultdict(list)
         plural_keys: set[str] = set()
+        derived: dict[str, list[NameEntry]] = defaultdict(list)
         self.entries: list[NameEntry] = []
         for tid, name, kind in names:
             term = glossary.terms[tid]
@@ -196,6 +218,14 @@ class Vocabulary:
                 plural_keys.add(plural)
                 if entry not in patterns[plural]:
                     patterns[plural].append(entry)
+        # the noun of a run of an activity ("load test" for "load testing"), unless it names
+        # something of its own
+        for entry in list(self.entries):
+            for v in activity_variants(fold_name(entry.name)):
+                if v not in patterns:
+                    derived[v].append(entry)
+        for key, entries in derived.items():
+            patterns[key] = entries
         self.automaton = ahocorasick.Automaton()
         for key, entries in patterns.items():
             self.automaton.add_word(key, Pattern(key, tuple(entries), key in plural_keys))

@@ -308,3 +308,16 @@ def test_layout_keeps_the_visible_text_of_links() -> None:
     assert texts == ["the KV cache"]  # an image's alt text and a code span are no link text
     html = '<p><a href="/g/tpot">the <b>TPOT</b> page</a> <code><a href="x">no</a></code></p>'
     assert [html[s:e] for s, e in layout(html, "html").link_texts] == ["the ", "TPOT", " page"]
+
+
+def test_an_activity_name_matches_the_noun_of_one_run_of_it(ann: Any) -> None:
+    from kg.annotate.vocabulary import activity_variants
+
+    assert found(ann("We ran two load tests last night.")) == [("load tests", "load-testing")]
+    assert found(ann("The load-test showed queueing at 300 RPS.")) == [("load-test", "load-testing")]
+    assert found(ann("Our load testing found the knee.")) == [("load testing", "load-testing")]
+    assert found(ann("The test passed.")) == []
+    # a closed list: "continuous batching" is no "continuous batch"; one word alone is left alone
+    assert activity_variants("continuous batching") == set()
+    assert activity_variants("testing") == set()
+    assert activity_variants("load testing") == {"load test", "load-test"}
