@@ -186,3 +186,11 @@ def test_names_in_link_text_support_the_mentions_around_them(ann: Any) -> None:
     assert found(html) == [("decode", "decode")]
     # link text naming nothing supports nothing
     assert found(ann("Each [photo](/g/tpot) sample is one decode step.", format="markdown")) == []
+
+
+def test_a_chinese_verbal_noun_before_a_term_is_its_verb_not_a_foreign_modifier(ann: Any) -> None:
+    # jieba tags 影响 / 对应 "vn": before a term they take it as object, they make no compound
+    assert ("吞吐", "throughput") in found(ann("KV cache 的大小直接影响吞吐和 TPOT。"))
+    assert ("decode", "decode") in found(ann("TPOT 只对应 decode 这一步。"))
+    # a plain noun before it still makes a compound of another thing
+    assert ("温度", "temperature") not in found(ann("CPU 的核心温度超过 90 度。"))
