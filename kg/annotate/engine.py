@@ -485,8 +485,10 @@ class Annotator:
                 here = named.get(span, {})
                 near = vocab.related(h.entry.term_id)
                 related = any(t in near for t in here if t != h.entry.term_id)
-                # its own other name ("tokens per second … TPS") supports it too
-                spelled_out = len(here.get(h.entry.term_id, ())) > 1
+                # its own other name ("tokens per second … TPS") supports it too, not a longer
+                # name holding it ("queue" beside "request queue" may be another queue)
+                own = h.entry.name.lower()
+                spelled_out = any(own not in n.lower() for n in here.get(h.entry.term_id, ()))
                 if not (related or spelled_out or ctxmod.supported(vocab, h.entry, ctx_of(span))):
                     continue
             if st:

@@ -25,7 +25,8 @@ Variants are indexed for what the text may do that the name does not: spaces bet
 Latin characters or not ("首 token 延迟" / "首token延迟"), hyphen for space and back ("KV-cache"),
 either apostrophe, the ``-ies`` plural ("latencies"), and the noun of one run of an activity
 that ends a name of several words ("load test" for "load testing", :data:`ACTIVITY_NOUNS`;
-never a spelling that is another name). Other plurals and possessives are suffixes checked at
+never a spelling that is another name). A one-word name qualified in brackets also matches the
+compound it stands for ("Queue (request)": "request queue", :func:`qualified_names`). Other plurals and possessives are suffixes checked at
 match time (:mod:`kg.annotate.engine`).
 """
 
@@ -36,7 +37,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import ahocorasick
@@ -189,6 +190,9 @@ class Vocabulary:
         self.tokenizer = Tokenizer(n for _, n, _ in names)
         lower_corpus = _lower_words(terms, names)
         rivals = _rivals(glossary, names)
+        names += qualified_names(
+            names, lambda tid, word: _product_name(word, glossary.terms[tid], lower_corpus)
+        )
         patterns: dict[str, list[NameEntry]] = defaultdict(list)
         plural_keys: set[str] = set()
         derived: dict[str, list[NameEntry]] = defaultdict(list)
@@ -279,6 +283,33 @@ class Vocabulary:
     def is_name(self, text: str) -> bool:
         """True when *text* (folded) is a name of some term, or one of its indexed variants."""
         return bool(self.automaton.exists(fold_name(text)))
+
+
+_QUALIFIED = re.compile(r"([A-Za-z][A-Za-z-]*) \(([A-Za-z][A-Za-z-]*)\)")
+
+
+def qualified_names(
+    names: list[tuple[str, str, str]], product: Callable[[str, str], bool]
+) -> list[tuple[str, str, str]]:
+    """The compound a one-word name with a one-word qualifier in brackets stands for, as an alias:
+    "Queue (request)" is a "request queue", "Head (attention)" an "attention head" — when the name
+    is no product name (*product*: term id, word → bool; not "Hopper (architecture)": a product
+    and its kind), the qualifier is in lower case and no term already has that name. (*names*:
+    term id, name, kind.)"""
+    taken = {fold_name(n) for _, n, _ in names}
+    out: list[tuple[str, str, str]] = []
+    for tid, name, _ in names:
+        m = _QUALIFIED.fullmatch(name)
+        if m is None:
+            continue
+        head, qualifier = m.groups()
+        if not (head[1:].islower() and qualifier.islower()) or product(tid, head):
+            continue
+        compound = f"{qualifier} {head.lower()}"
+        if fold_name(compound) not in taken:
+            taken.add(fold_name(compound))
+            out.append((tid, compound, "alias"))
+    return out
 
 
 def _names_of(term: Term) -> list[tuple[str, list[str]]]:

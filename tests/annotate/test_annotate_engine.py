@@ -321,3 +321,29 @@ def test_an_activity_name_matches_the_noun_of_one_run_of_it(ann: Any) -> None:
     assert activity_variants("continuous batching") == set()
     assert activity_variants("testing") == set()
     assert activity_variants("load testing") == {"load test", "load-test"}
+
+
+def test_a_name_with_a_qualifier_in_brackets_matches_the_compound_it_stands_for(
+    ann: Any, annotator: Annotator
+) -> None:
+    from kg.annotate.vocabulary import qualified_names
+
+    assert found(ann("Requests wait in the request queue until a slot frees up.")) == [
+        ("request queue", "queue-request")
+    ]
+    assert found(ann("Each attention head sees a slice of the hidden state.")) == [
+        ("attention head", "head-attention")
+    ]
+    # the longer name holding an everyday word does not spell it out: the bakery's queue stays a queue
+    assert found(ann("The queue outside the bakery was longer than our request queue.")) == [
+        ("request queue", "queue-request")
+    ]
+    names = [
+        ("a", "Queue (request)", "label"),
+        ("b", "Hopper (architecture)", "label"),
+        ("c", "Core (CUDA)", "label"),
+    ]
+    # a product and its kind is no compound; a capitalised qualifier is a name of its own
+    assert qualified_names(names, lambda tid, word: word == "Hopper") == [("a", "request queue", "alias")]
+    taken = [names[0], ("d", "request queue", "label")]
+    assert qualified_names(taken, lambda tid, word: False) == []  # some term has that name
