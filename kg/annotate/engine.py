@@ -14,8 +14,10 @@ One pass per page, linear in its length:
    a possessive ``'s`` may follow, a dotted identifier such as ``Node.js`` may not), a name in
    capitals must be written in capitals, a product name capitalised; a Chinese name must not
    split a jieba word of its run (jieba holding the glossary's names, as search does);
-4. leftmost-longest hits win, everyday words need their context (:mod:`kg.annotate.context`),
-   same-named terms are decided by context or marked ambiguous;
+4. leftmost-longest hits win, everyday words need their context (:mod:`kg.annotate.context`;
+   the names in the text of existing links count as context though they are never annotated),
+   same-named terms are decided by context or marked ambiguous; a longer hit the context drops
+   leaves the shorter names inside it to the same rules;
 5. spans are mapped back to offsets into the original page.
 """
 
