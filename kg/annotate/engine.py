@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,7 +144,13 @@ class Annotator:
         folded = fold_with_map(masked)
         found = self._hits(folded.text, text, folded.to_original, options)
         hits = _leftmost_longest(found)
-        support = self._link_support(text, masked, lay, folded, options)
+        found_support: list[list[_Hit]] = []
+
+        def support() -> list[_Hit]:
+            if not found_support:
+                found_support.append(self._link_support(text, lay, folded, options))
+            return found_support[0]
+
         kept = self._decide(hits, folded.text, text, folded.to_original, options, support)
         hits = self._reconsider(found, hits, kept, folded.text, text, folded.to_original, options, support)
         mentions: list[Mention] = []
@@ -224,13 +231,28 @@ class Annotator:
         probe = {e.term_id: e for e in self.vocabulary.entries}
         return frozenset(tid for tid, e in probe.items() if self._allowed(e, options))
 
-    def _hits(self, folded: str, original: str, to_orig: Any, options: AnnotateOptions) -> list[_Hit]:
+    def _hits(
+        self,
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        windows: list[tuple[int, int]] | None = None,
+    ) -> list[_Hit]:
+        """Every name found in *folded* (only inside *windows* when given) that passes the checks."""
         out: list[_Hit] = []
         n = len(folded)
         allowed = self._allowed_ids(options)
         mentioned = options.include_mentioned
+        automaton = self.vocabulary.automaton
+        reports = (
+            automaton.iter(folded)
+            if windows is None
+            # each window on its own (the automaton reads the whole string it is given, every call)
+            else ((lo + last, p) for lo, hi in windows for last, p in automaton.iter(folded[lo:hi]))
+        )
         pattern: Pattern
-        for last, pattern in self.vocabulary.automaton.iter(folded):
+        for last, pattern in reports:
             end = last + 1
             start = end - len(pattern.key)
             for entry in pattern.entries:
@@ -306,24 +328,26 @@ class Annotator:
                     return True
         return False
 
-    def _link_support(
-        self, text: str, masked: str, lay: Layout, folded: Any, options: AnnotateOptions
-    ) -> list[_Hit]:
+    def _link_support(self, text: str, lay: Layout, folded: Any, options: AnnotateOptions) -> list[_Hit]:
         """The names in the text of the page's existing links: never annotated, but context for
         the mentions around them (a linked "TPOT" supports the "decode" beside it). Left out in
         the rare page whose folding changes lengths (offsets would not line up)."""
         if not lay.link_texts or not options.context or folded.offsets is not None:
             return []
-        chars = list(masked)
-        for s, e in lay.link_texts:
-            chars[s:e] = text[s:e]
-        unmasked = fold_with_map("".join(chars))
-        if unmasked.offsets is not None:
-            return []
+        parts: list[str] = []
+        windows: list[tuple[int, int]] = []
+        pos = 0
+        for s, e in lay.link_texts:  # fold each link's text alone: the rest is folded already
+            piece = fold_with_map(text[s:e])
+            if piece.offsets is None:
+                parts += [folded.text[pos:s], piece.text]
+                windows.append((s, e))
+                pos = e
+        parts.append(folded.text[pos:])
         inside = [
             h
-            for h in self._hits(unmasked.text, text, unmasked.to_original, options)
-            if _within(lay.link_texts, h.start, h.end)
+            for h in self._hits("".join(parts), text, folded.to_original, options, windows)
+            if _within(windows, h.start, h.end)
         ]
         return _leftmost_longest(inside)
 
@@ -336,7 +360,7 @@ class Annotator:
         original: str,
         to_orig: Any,
         options: AnnotateOptions,
-        support: list[_Hit],
+        support: Callable[[], list[_Hit]],
     ) -> list[_Hit]:
         """A longer match the context drops ("显存带宽" without support) no longer hides the
         shorter names inside it ("显存"): they are chosen leftmost-longest within its span and go
@@ -374,10 +398,10 @@ class Annotator:
         original: str,
         to_orig: Any,
         options: AnnotateOptions,
-        support: list[_Hit] | None = None,
+        support: Callable[[], list[_Hit]] | None = None,
     ) -> list[_Hit]:
         """Everyday words need their context; same-named terms are decided by it. *support*: the
-        names in link text, which count as context only."""
+        names in link text, which count as context only (asked for when some word needs support)."""
         if not any(
             h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) or self._letters(h.entry)
             for h in hits
@@ -472,7 +496,7 @@ class Annotator:
         for h, sentence, span in zip(hits, sentences, spans, strict=True):
             if sentence in needed:
                 named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
-        for h in support or ():
+        for h in support() if support is not None else ():
             sentence = bounds.span(h.start, h.end)
             if sentence in needed:
                 span = (
