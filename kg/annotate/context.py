@@ -19,7 +19,8 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    "核心温度") — unless the modifier is itself a glossary name, one of the term's signature
    words, a number or code ("g6e instances", "30k-token"), a determiner, quantifier, adjective or
    verb (a short list of English ones plus their endings; in Chinese, any word jieba's dictionary
-   does not tag as a noun), or the match is an abbreviation ("needs TP=2"). A possessive owner
+   does not tag as a noun — a verbal noun, ``vn``, is taken as the verb it mostly is before a
+   term: "影响吞吐", "对应 decode"), or the match is an abbreviation ("needs TP=2"). A possessive owner
    is a noun ("the router's gate"); after "to", a modal or a subject pronoun the word is a verb
    ("to compute", "we batch"); "for instance" and "pay attention" are idioms. A capitalised
    content word opening the sentence is a modifier too ("Reviewer latency"). Not foreign: the
@@ -628,7 +629,7 @@ _EN_IRREGULAR_PAST = frozenset(
 _IDIOMS = frozenset(
     {("for", "instance"), ("pay", "attention"), ("paid", "attention"), ("paying", "attention")}
 )
-_NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl", "vn"})
+_NOUN_TAGS = frozenset({"n", "nz", "ng", "nt", "ns", "nl"})
 _ZH_DETERMINER_START = tuple("每一这那各整多几单某该本此其两三四五六七八九十百千万首末前后上下")
 
 

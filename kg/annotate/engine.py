@@ -14,8 +14,10 @@ One pass per page, linear in its length:
    a possessive ``'s`` may follow, a dotted identifier such as ``Node.js`` may not), a name in
    capitals must be written in capitals, a product name capitalised; a Chinese name must not
    split a jieba word of its run (jieba holding the glossary's names, as search does);
-4. leftmost-longest hits win, everyday words need their context (:mod:`kg.annotate.context`),
-   same-named terms are decided by context or marked ambiguous;
+4. leftmost-longest hits win, everyday words need their context (:mod:`kg.annotate.context`;
+   the names in the text of existing links count as context though they are never annotated),
+   same-named terms are decided by context or marked ambiguous; a longer hit the context drops
+   leaves the shorter names inside it to the same rules;
 5. spans are mapped back to offsets into the original page.
 """
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,9 +142,17 @@ class Annotator:
         masked = self._masked(text, lay, options.skip_headings)
         lang = options.lang or page_lang(masked.replace(MASK, ""))
         folded = fold_with_map(masked)
-        hits = self._hits(folded.text, text, folded.to_original, options)
-        hits = _leftmost_longest(hits)
-        hits = self._decide(hits, folded.text, text, folded.to_original, options)
+        found = self._hits(folded.text, text, folded.to_original, options)
+        hits = _leftmost_longest(found)
+        found_support: list[list[_Hit]] = []
+
+        def support() -> list[_Hit]:
+            if not found_support:
+                found_support.append(self._link_support(text, lay, folded, options))
+            return found_support[0]
+
+        kept = self._decide(hits, folded.text, text, folded.to_original, options, support)
+        hits = self._reconsider(found, hits, kept, folded.text, text, folded.to_original, options, support)
         mentions: list[Mention] = []
         seen: set[tuple[str, int]] = set()
         for h in hits:
@@ -219,13 +231,28 @@ class Annotator:
         probe = {e.term_id: e for e in self.vocabulary.entries}
         return frozenset(tid for tid, e in probe.items() if self._allowed(e, options))
 
-    def _hits(self, folded: str, original: str, to_orig: Any, options: AnnotateOptions) -> list[_Hit]:
+    def _hits(
+        self,
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        windows: list[tuple[int, int]] | None = None,
+    ) -> list[_Hit]:
+        """Every name found in *folded* (only inside *windows* when given) that passes the checks."""
         out: list[_Hit] = []
         n = len(folded)
         allowed = self._allowed_ids(options)
         mentioned = options.include_mentioned
+        automaton = self.vocabulary.automaton
+        reports = (
+            automaton.iter(folded)
+            if windows is None
+            # each window on its own (the automaton reads the whole string it is given, every call)
+            else ((lo + last, p) for lo, hi in windows for last, p in automaton.iter(folded[lo:hi]))
+        )
         pattern: Pattern
-        for last, pattern in self.vocabulary.automaton.iter(folded):
+        for last, pattern in reports:
             end = last + 1
             start = end - len(pattern.key)
             for entry in pattern.entries:
@@ -301,10 +328,80 @@ class Annotator:
                     return True
         return False
 
-    def _decide(
-        self, hits: list[_Hit], folded: str, original: str, to_orig: Any, options: AnnotateOptions
+    def _link_support(self, text: str, lay: Layout, folded: Any, options: AnnotateOptions) -> list[_Hit]:
+        """The names in the text of the page's existing links: never annotated, but context for
+        the mentions around them (a linked "TPOT" supports the "decode" beside it). Left out in
+        the rare page whose folding changes lengths (offsets would not line up)."""
+        if not lay.link_texts or not options.context or folded.offsets is not None:
+            return []
+        parts: list[str] = []
+        windows: list[tuple[int, int]] = []
+        pos = 0
+        for s, e in lay.link_texts:  # fold each link's text alone: the rest is folded already
+            piece = fold_with_map(text[s:e])
+            if piece.offsets is None:
+                parts += [folded.text[pos:s], piece.text]
+                windows.append((s, e))
+                pos = e
+        parts.append(folded.text[pos:])
+        inside = [
+            h
+            for h in self._hits("".join(parts), text, folded.to_original, options, windows)
+            if _within(windows, h.start, h.end)
+        ]
+        return _leftmost_longest(inside)
+
+    def _reconsider(
+        self,
+        found: list[_Hit],
+        chosen: list[_Hit],
+        kept: list[_Hit],
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        support: Callable[[], list[_Hit]],
     ) -> list[_Hit]:
-        """Everyday words need their context; same-named terms are decided by it."""
+        """A longer match the context drops ("显存带宽" without support) no longer hides the
+        shorter names inside it ("显存"): they are chosen leftmost-longest within its span and go
+        through the same rules, beside the matches kept (the dropped one supports nothing)."""
+        kept_ids = {id(h) for h in kept}
+        dropped = [h for h in chosen if id(h) not in kept_ids]
+        if not dropped:
+            return kept
+        result = list(kept)
+        starts = [h.start for h in found]  # sorted by _leftmost_longest
+        for _ in range(3):  # names inside names inside names at most
+            inner = [
+                h
+                for d in dropped
+                for h in found[bisect_left(starts, d.start) : bisect_left(starts, d.end)]
+                if h.end <= d.end and h.length < d.length
+            ]
+            if not inner:
+                break
+            layer = _leftmost_longest(inner)
+            merged = sorted([*result, *layer], key=lambda h: (h.start, h.end))
+            decided = {id(h) for h in self._decide(merged, folded, original, to_orig, options, support)}
+            result = sorted(
+                [*result, *(h for h in layer if id(h) in decided)], key=lambda h: (h.start, h.end)
+            )
+            dropped = [h for h in layer if id(h) not in decided]
+            if not dropped:
+                break
+        return result
+
+    def _decide(
+        self,
+        hits: list[_Hit],
+        folded: str,
+        original: str,
+        to_orig: Any,
+        options: AnnotateOptions,
+        support: Callable[[], list[_Hit]] | None = None,
+    ) -> list[_Hit]:
+        """Everyday words need their context; same-named terms are decided by it. *support*: the
+        names in link text, which count as context only (asked for when some word needs support)."""
         if not any(
             h.entry.weak or h.entry.rivals or self._short_abbreviation(h.entry) or self._letters(h.entry)
             for h in hits
@@ -399,14 +496,25 @@ class Annotator:
         for h, sentence, span in zip(hits, sentences, spans, strict=True):
             if sentence in needed:
                 named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
+        for h in support() if support is not None else ():
+            sentence = bounds.span(h.start, h.end)
+            if sentence in needed:
+                span = (
+                    clauses.sides(sentence, h.start, h.end)
+                    if separating(sentence)
+                    else clauses.contrast(sentence, h.start, h.end)
+                )
+                named.setdefault(span, {}).setdefault(h.entry.term_id, set()).add(h.entry.name)
         kept: list[_Hit] = []
         for h, span, st in zip(hits, spans, status, strict=True):
             if st == 2:
                 here = named.get(span, {})
                 near = vocab.related(h.entry.term_id)
                 related = any(t in near for t in here if t != h.entry.term_id)
-                # its own other name ("tokens per second … TPS") supports it too
-                spelled_out = len(here.get(h.entry.term_id, ())) > 1
+                # its own other name ("tokens per second … TPS") supports it too, not a longer
+                # name holding it ("queue" beside "request queue" may be another queue)
+                own = h.entry.name.lower()
+                spelled_out = any(own not in n.lower() for n in here.get(h.entry.term_id, ()))
                 if not (related or spelled_out or ctxmod.supported(vocab, h.entry, ctx_of(span))):
                     continue
             if st:
@@ -522,6 +630,12 @@ def _suffix(folded: str, end: int, name: str) -> int:
     if tail[:1] in ("'", "’") and name[-1:].lower() == "s":
         return 1
     return 0
+
+
+def _within(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """``[start, end)`` lies inside one of the sorted, disjoint *spans*."""
+    i = bisect_left(spans, (start + 1,)) - 1
+    return i >= 0 and spans[i][0] <= start and end <= spans[i][1]
 
 
 def _leftmost_longest(hits: list[_Hit]) -> list[_Hit]:

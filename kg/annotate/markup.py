@@ -64,7 +64,7 @@ _REF_DEF = re.compile(r" {0,3}\[([^\]]+)\]:[ \t]*\S")
 _ABBR_DEF = re.compile(r" {0,3}\*\[[^\]]+\]:")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _LINK = re.compile(
-    r"!?\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*\]"  # [text] with one level of nested brackets
+    r"!?\[((?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"  # [text] with one level of nested brackets
     r"(?:\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?[ \t]*\)"  # (url "title")
     r"|\[[^\[\]\n]*\])"  # [ref]
 )
@@ -78,6 +78,9 @@ class Layout:
 
     masked: list[tuple[int, int]] = field(default_factory=list)
     headings: list[tuple[int, int]] = field(default_factory=list)
+    #: the visible text of existing links (inside ``masked``): never annotated, but the names
+    #: it holds count as context for the mentions around it
+    link_texts: list[tuple[int, int]] = field(default_factory=list)
     sections: list[int] = field(default_factory=lambda: [0])
 
     def section_of(self, pos: int) -> int:
@@ -106,6 +109,7 @@ def layout(text: str, fmt: str) -> Layout:
     out.masked.extend(m.span() for m in _URL.finditer(text))
     out.masked = _merge(out.masked)
     out.headings.sort()
+    out.link_texts = _merge(out.link_texts)
     out.sections = sorted(set(out.sections))
     return out
 
@@ -157,6 +161,8 @@ def _html_layout(text: str, start: int = 0, end: int | None = None, out: Layout 
         elif name in _SKIP_ELEMENTS or _OPT_OUT.search(attrs):
             stop = _matching_close(text, name, pos, end)
             out.masked.append((pos, stop))
+            if name == "a" and not _OPT_OUT.search(attrs):
+                _text_between_tags(text, pos, stop, out.link_texts)
             pos = stop
         elif name in _HEADINGS or (name in _LABELS and heading_at is None):
             if name in _HEADINGS:
@@ -165,6 +171,17 @@ def _html_layout(text: str, start: int = 0, end: int | None = None, out: Layout 
     if heading_at is not None:
         out.headings.append((heading_at, end))
     return out
+
+
+def _text_between_tags(text: str, start: int, end: int, into: list[tuple[int, int]]) -> None:
+    """The runs of ``text[start:end]`` outside tags (a link's visible text; its closing tag ends it)."""
+    pos = start
+    for m in _HTML_TOKEN.finditer(text, start, end):
+        if m.start() > pos:
+            into.append((pos, m.start()))
+        pos = m.end()
+    if pos < end:
+        into.append((pos, end))
 
 
 def _matching_close(text: str, name: str, pos: int, end: int) -> int:
@@ -298,9 +315,13 @@ def _inline(text: str, start: int, end: int, refs: set[str], out: Layout) -> Non
         for m in rx.finditer(chunk):
             if free(*m.span()):
                 spans.append(m.span())
+                if rx is _LINK and not m.group(0).startswith("!"):
+                    out.link_texts.append((start + m.start(1), start + m.end(1)))
     for m in _SHORTCUT_REF.finditer(chunk):
         if m.group(1).strip().casefold() in refs and free(*m.span()):
             spans.append(m.span())
+            if not m.group(0).startswith("!"):
+                out.link_texts.append((start + m.start(1), start + m.end(1)))
     out.masked.extend((start + s, start + e) for s, e in spans)
     if "<" in chunk:
         html = _html_layout(text, start, end)
@@ -310,3 +331,4 @@ def _inline(text: str, start: int, end: int, refs: set[str], out: Layout) -> Non
                 out.masked.append((s, e))
         out.headings.extend(html.headings)
         out.sections.extend(html.sections)
+        out.link_texts.extend(t for t in html.link_texts if not any(a <= t[0] and t[1] <= b for a, b in code))

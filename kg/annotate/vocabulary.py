@@ -23,8 +23,11 @@ Per name (:class:`NameEntry`), decided from the glossary's own data, never from 
 
 Variants are indexed for what the text may do that the name does not: spaces between Chinese and
 Latin characters or not ("首 token 延迟" / "首token延迟"), hyphen for space and back ("KV-cache"),
-either apostrophe, and the ``-ies`` plural ("latencies"). Other plurals and possessives are
-suffixes checked at match time (:mod:`kg.annotate.engine`).
+either apostrophe, the ``-ies`` plural ("latencies"), and the noun of one run of an activity
+that ends a name of several words ("load test" for "load testing", :data:`ACTIVITY_NOUNS`;
+never a spelling that is another name). A one-word name qualified in brackets also matches the
+compound it stands for ("Queue (request)": "request queue", :func:`qualified_names`). Other plurals and possessives are suffixes checked at
+match time (:mod:`kg.annotate.engine`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import ahocorasick
@@ -58,6 +61,11 @@ _CAPS_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,}(?![A-Za-z0-9])")
 #: How many definitions must name an abbreviation for it to be the domain's own.
 WIDELY_USED = 3
 _MAX_SPACE_VARIANTS = 16
+#: The activity a multi-word name ends in, and the noun naming one run of it: "load testing" is
+#: also written "a load test" / "load tests". A closed list: most "-ing" words do not shorten to a
+#: noun of the same thing ("continuous batching" is no "continuous batch", "prefix caching" no
+#: "prefix cache").
+ACTIVITY_NOUNS = {"testing": "test"}
 #: How far in the graph a term supporting an everyday word may be (kg.annotate.context, rule 1).
 RELATED_DEPTH = 2
 
@@ -123,6 +131,20 @@ def name_variants(folded: str) -> set[str]:
     return {v for v in out if len(v) >= 2}
 
 
+def activity_variants(folded: str) -> set[str]:
+    """The spellings of a folded Latin name of several words ending in an activity
+    (:data:`ACTIVITY_NOUNS`) with the noun of one run of it instead ("load testing" → "load test")."""
+    if has_cjk(folded):
+        return set()
+    head, sep, last = folded.rpartition(" ")
+    if not sep:
+        head, sep, last = folded.rpartition("-")
+    noun = ACTIVITY_NOUNS.get(last)
+    if not head or noun is None:
+        return set()
+    return name_variants(head + sep + noun)
+
+
 def _cjk_space_variants(folded: str) -> set[str]:
     """Every way of writing *folded* with or without a space where Chinese meets another character."""
     parts: list[str] = []  # the characters, with a "\0" slot wherever Chinese meets another script
@@ -168,8 +190,12 @@ class Vocabulary:
         self.tokenizer = Tokenizer(n for _, n, _ in names)
         lower_corpus = _lower_words(terms, names)
         rivals = _rivals(glossary, names)
+        names += qualified_names(
+            names, lambda tid, word: _product_name(word, glossary.terms[tid], lower_corpus)
+        )
         patterns: dict[str, list[NameEntry]] = defaultdict(list)
         plural_keys: set[str] = set()
+        derived: dict[str, list[NameEntry]] = defaultdict(list)
         self.entries: list[NameEntry] = []
         for tid, name, kind in names:
             term = glossary.terms[tid]
@@ -196,6 +222,14 @@ class Vocabulary:
                 plural_keys.add(plural)
                 if entry not in patterns[plural]:
                     patterns[plural].append(entry)
+        # the noun of a run of an activity ("load test" for "load testing"), unless it names
+        # something of its own
+        for entry in list(self.entries):
+            for v in activity_variants(fold_name(entry.name)):
+                if v not in patterns:
+                    derived[v].append(entry)
+        for key, entries in derived.items():
+            patterns[key] = entries
         self.automaton = ahocorasick.Automaton()
         for key, entries in patterns.items():
             self.automaton.add_word(key, Pattern(key, tuple(entries), key in plural_keys))
@@ -249,6 +283,33 @@ class Vocabulary:
     def is_name(self, text: str) -> bool:
         """True when *text* (folded) is a name of some term, or one of its indexed variants."""
         return bool(self.automaton.exists(fold_name(text)))
+
+
+_QUALIFIED = re.compile(r"([A-Za-z][A-Za-z-]*) \(([A-Za-z][A-Za-z-]*)\)")
+
+
+def qualified_names(
+    names: list[tuple[str, str, str]], product: Callable[[str, str], bool]
+) -> list[tuple[str, str, str]]:
+    """The compound a one-word name with a one-word qualifier in brackets stands for, as an alias:
+    "Queue (request)" is a "request queue", "Head (attention)" an "attention head" — when the name
+    is no product name (*product*: term id, word → bool; not "Hopper (architecture)": a product
+    and its kind), the qualifier is in lower case and no term already has that name. (*names*:
+    term id, name, kind.)"""
+    taken = {fold_name(n) for _, n, _ in names}
+    out: list[tuple[str, str, str]] = []
+    for tid, name, _ in names:
+        m = _QUALIFIED.fullmatch(name)
+        if m is None:
+            continue
+        head, qualifier = m.groups()
+        if not (head[1:].islower() and qualifier.islower()) or product(tid, head):
+            continue
+        compound = f"{qualifier} {head.lower()}"
+        if fold_name(compound) not in taken:
+            taken.add(fold_name(compound))
+            out.append((tid, compound, "alias"))
+    return out
 
 
 def _names_of(term: Term) -> list[tuple[str, list[str]]]:

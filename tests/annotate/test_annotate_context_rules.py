@@ -169,3 +169,28 @@ def test_a_sentence_telling_two_senses_apart_asks_each_side_for_support(ann: Any
     assert "prefill" in ids(ann("这次改动和预填充阶段的 KV cache 写入无关。"))
     # without such a phrase nothing changes
     assert ("Triton", "triton") in found(ann("We wrote the fused kernel in Triton and tuned its block size."))
+
+
+def test_a_dropped_longer_match_leaves_the_names_inside_it_to_the_rules(ann: Any) -> None:
+    # the sentence tells two senses apart: the Chinese compound finds no support on its side and
+    # is dropped, the multi-word name inside it is no everyday word and stands on its own
+    assert found(ann("KV cache 管理器和浏览器的缓存管理器没有关系。")) == [("KV cache", "kv-cache")]
+    assert found(ann("KV cache 管理器")) == [("KV cache 管理器", "kv-cache-manager")]
+
+
+def test_names_in_link_text_support_the_mentions_around_them(ann: Any) -> None:
+    # the link's own text is never annotated, but the term it names is context for "decode"
+    md = ann("Each [TPOT](/g/tpot) sample is one decode step.", format="markdown")
+    assert found(md) == [("decode", "decode")]
+    html = ann('<p>Each <a href="/g/tpot"><em>TPOT</em></a> sample is one decode step.</p>', format="html")
+    assert found(html) == [("decode", "decode")]
+    # link text naming nothing supports nothing
+    assert found(ann("Each [photo](/g/tpot) sample is one decode step.", format="markdown")) == []
+
+
+def test_a_chinese_verbal_noun_before_a_term_is_its_verb_not_a_foreign_modifier(ann: Any) -> None:
+    # jieba tags 影响 / 对应 "vn": before a term they take it as object, they make no compound
+    assert ("吞吐", "throughput") in found(ann("KV cache 的大小直接影响吞吐和 TPOT。"))
+    assert ("decode", "decode") in found(ann("TPOT 只对应 decode 这一步。"))
+    # a plain noun before it still makes a compound of another thing
+    assert ("温度", "temperature") not in found(ann("CPU 的核心温度超过 90 度。"))

@@ -298,3 +298,52 @@ def test_page_language() -> None:
 def test_bad_options_are_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         AnnotateOptions(**bad)
+
+
+def test_layout_keeps_the_visible_text_of_links() -> None:
+    from kg.annotate.markup import layout
+
+    md = "See [the KV cache](/g/kv) and ![a GPU](gpu.png), then `[x](y)`."
+    texts = [md[s:e] for s, e in layout(md, "markdown").link_texts]
+    assert texts == ["the KV cache"]  # an image's alt text and a code span are no link text
+    html = '<p><a href="/g/tpot">the <b>TPOT</b> page</a> <code><a href="x">no</a></code></p>'
+    assert [html[s:e] for s, e in layout(html, "html").link_texts] == ["the ", "TPOT", " page"]
+
+
+def test_an_activity_name_matches_the_noun_of_one_run_of_it(ann: Any) -> None:
+    from kg.annotate.vocabulary import activity_variants
+
+    assert found(ann("We ran two load tests last night.")) == [("load tests", "load-testing")]
+    assert found(ann("The load-test showed queueing at 300 RPS.")) == [("load-test", "load-testing")]
+    assert found(ann("Our load testing found the knee.")) == [("load testing", "load-testing")]
+    assert found(ann("The test passed.")) == []
+    # a closed list: "continuous batching" is no "continuous batch"; one word alone is left alone
+    assert activity_variants("continuous batching") == set()
+    assert activity_variants("testing") == set()
+    assert activity_variants("load testing") == {"load test", "load-test"}
+
+
+def test_a_name_with_a_qualifier_in_brackets_matches_the_compound_it_stands_for(
+    ann: Any, annotator: Annotator
+) -> None:
+    from kg.annotate.vocabulary import qualified_names
+
+    assert found(ann("Requests wait in the request queue until a slot frees up.")) == [
+        ("request queue", "queue-request")
+    ]
+    assert found(ann("Each attention head sees a slice of the hidden state.")) == [
+        ("attention head", "head-attention")
+    ]
+    # the longer name holding an everyday word does not spell it out: the bakery's queue stays a queue
+    assert found(ann("The queue outside the bakery was longer than our request queue.")) == [
+        ("request queue", "queue-request")
+    ]
+    names = [
+        ("a", "Queue (request)", "label"),
+        ("b", "Hopper (architecture)", "label"),
+        ("c", "Core (CUDA)", "label"),
+    ]
+    # a product and its kind is no compound; a capitalised qualifier is a name of its own
+    assert qualified_names(names, lambda tid, word: word == "Hopper") == [("a", "request queue", "alias")]
+    taken = [names[0], ("d", "request queue", "label")]
+    assert qualified_names(taken, lambda tid, word: False) == []  # some term has that name
