@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,9 +94,14 @@ def test_streamed_build_is_profiled_probed_and_reused(tmp_path: Path) -> None:
     """The 1M path end to end at 1,200 terms: a streamed HNSW build (--build-only), then a --reuse
     run that profiles and probes it; sq8 only up to --quantized-up-to; results in size order."""
     keep = tmp_path / "keep"
-    common = dict(
-        encoder="hash:64", rounds=1, max_queries=8, hnsw_threshold=1000, stream_from=1000, encode_budget_s=0.0
-    )
+    common: dict[str, Any] = {
+        "encoder": "hash:64",
+        "rounds": 1,
+        "max_queries": 8,
+        "hnsw_threshold": 1000,
+        "stream_from": 1000,
+        "encode_budget_s": 0.0,
+    }
     built = run_benchmark(
         [1200, 900],
         keep,
