@@ -27,7 +27,15 @@ from embeddings.encoders import (
     make_encoder,
 )
 from embeddings.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, VectorIndexError
-from embeddings.index import FaissVectorIndex, SearchHit, VectorIndex, build_index, load_index, read_manifest
+from embeddings.index import (
+    FaissVectorIndex,
+    SearchHit,
+    VectorIndex,
+    build_index,
+    build_index_from_blocks,
+    load_index,
+    read_manifest,
+)
 
 __all__ = [
     "DEFAULT_ENCODER_SPEC",
@@ -46,6 +54,7 @@ __all__ = [
     "VectorIndexError",
     "WindowedEncoder",
     "build_index",
+    "build_index_from_blocks",
     "fit_query",
     "load_index",
     "make_encoder",

@@ -392,6 +392,20 @@ def _build_notes(d: dict[str, Any]) -> list[str]:
             f"Reused artifacts (`--reuse`): {names}; their build s and build peak RSS are those of the "
             "run that built them.",
         ]
+    streamed = [r for r in d["results"] if r["build"].get("vectors_streamed")]
+    if streamed:
+        names = ", ".join(
+            f"{r['size']:,}" + (f" {r['quantize']}" if r.get("quantize") else "") for r in streamed
+        )
+        out += [
+            "",
+            f"Streamed vectors ({names}): from 500,000 terms the synthetic build composes its passage "
+            "vectors block by block while the index adds them (`passage_vector_blocks` in "
+            "`kg/bench/synthetic.py`, `build_index_from_blocks` in `embeddings`), so they are never all "
+            "in one array next to the index's copy; the same vectors, so its embeddings stage is the "
+            "encodings and the fit, and its index stage composes and adds (an HNSW graph built block by "
+            "block). Smaller synthetic builds and `glossary build` compose or encode every vector first.",
+        ]
     staged = [r for r in d["results"] if r["build"].get("stage_peak_rss_mb")]
     if staged:
         out += ["", "| build | stage | s | peak RSS at its end MB |", "|---|---|---:|---:|"]

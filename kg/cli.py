@@ -1196,6 +1196,17 @@ def bench_memory(
         "--vectors",
         help="Comma-separated vector storages to measure at each size: float32, sq8 (glossary build --vectors).",
     ),
+    quantized_up_to: int = typer.Option(
+        0,
+        "--quantized-up-to",
+        min=0,
+        help="Measure sq8 vectors only at sizes up to this many terms (0: every size).",
+    ),
+    build_only: bool = typer.Option(
+        False,
+        "--build-only",
+        help="Only build the artifacts into --keep (reused by a later --reuse run); measures and writes nothing else.",
+    ),
 ) -> None:
     """Memory of a serving process per structure, and build time / RSS / latency per corpus size."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -1216,6 +1227,10 @@ def bench_memory(
         f" --baseline {baseline}" if baseline else ""
     )
     command += f" --vectors {vectors}" if vectors != "float32" else ""
+    command += f" --quantized-up-to {quantized_up_to}" if quantized_up_to else ""
+    if build_only and keep is None:
+        err.print("[red]--build-only needs --keep DIR (where the artifacts stay)[/red]", highlight=False)
+        raise typer.Exit(2)
     report = run_benchmark(
         size_list,
         keep,
@@ -1225,7 +1240,15 @@ def bench_memory(
         rounds=rounds,
         reuse=reuse,
         quantize=[None if v == "float32" else v for v in storages],
+        quantized_up_to=quantized_up_to,
+        **({"build_only": True} if build_only else {}),
     )
+    if build_only:
+        console.print(
+            f"built into {keep}: "
+            + ", ".join(f"{r['size']} {r['quantize'] or 'float32'}" for r in report["results"])
+        )
+        return
     import subprocess
 
     head = subprocess.run(

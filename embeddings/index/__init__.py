@@ -6,6 +6,7 @@ from embeddings.index.faiss_index import (
     DEFAULT_HNSW_THRESHOLD,
     FaissVectorIndex,
     build_index,
+    build_index_from_blocks,
     load_index,
 )
 from embeddings.index.store import FORMAT_VERSION, IDS_FILE, MANIFEST_FILE, VECTORS_FILE, read_manifest
@@ -22,6 +23,7 @@ __all__ = [
     "SearchHit",
     "VectorIndex",
     "build_index",
+    "build_index_from_blocks",
     "load_index",
     "read_manifest",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -170,12 +170,23 @@ def build_index(
         # Refused rather than repaired: encoders already sanitise, so this is a caller bug.
         raise ValueError("vectors contain NaN or infinite values")
     arr = np.ascontiguousarray(arr)
-    dim = arr.shape[1]
+    index = _empty_index(arr.shape[0], arr.shape[1], hnsw_threshold, hnsw_m, ef_construction, quantize)
+    if arr.shape[0]:
+        if not index.is_trained:
+            index.train(arr)
+        index.add(arr)
+    return FaissVectorIndex(index, id_list, encoder_id=encoder_id, ef_search=ef_search)
+
+
+def _empty_index(
+    n: int, dim: int, hnsw_threshold: int, hnsw_m: int, ef_construction: int, quantize: str | None
+) -> Any:
+    """The empty faiss index :func:`build_index` fills for *n* vectors of *dim* components."""
     if quantize not in (None, "sq8"):
         raise ValueError(f"unknown quantization {quantize!r} (want None or 'sq8')")
     index: Any
     sq8: Any = faiss.ScalarQuantizer.QT_8bit
-    if arr.shape[0] >= hnsw_threshold:
+    if n >= hnsw_threshold:
         if quantize:
             index = faiss.IndexHNSWSQ(dim, sq8, hnsw_m, faiss.METRIC_INNER_PRODUCT)
         else:
@@ -185,10 +196,61 @@ def build_index(
         index = faiss.IndexScalarQuantizer(dim, sq8, faiss.METRIC_INNER_PRODUCT)
     else:
         index = faiss.IndexFlatIP(dim)
-    if arr.shape[0]:
-        if not index.is_trained:
-            index.train(arr)
-        index.add(arr)
+    return index
+
+
+def build_index_from_blocks(
+    blocks: Iterable[ArrayLike],
+    ids: Sequence[str],
+    dim: int,
+    *,
+    encoder_id: str | None = None,
+    hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD,
+    hnsw_m: int = DEFAULT_HNSW_M,
+    ef_construction: int = DEFAULT_EF_CONSTRUCTION,
+    ef_search: int = DEFAULT_EF_SEARCH,
+    quantize: str | None = None,
+    train_size: int = 200_000,
+) -> FaissVectorIndex:
+    """:func:`build_index` for vectors that come in consecutive blocks (row ``i`` of all the
+    blocks together is ``ids[i]``), each added as it comes: the caller never holds every vector
+    next to the index's own copy (a million 384-d vectors are 2 GB). Same index type and checks
+    as :func:`build_index`. A flat index holds the same vectors as :func:`build_index` would;
+    an HNSW graph built block by block is another graph of the same kind (insertion order and
+    batches shape it). *quantize* ``"sq8"`` trains the quantizer on the first *train_size*
+    vectors (all of them when there are fewer), kept until then. Raises :class:`ValueError` as
+    :func:`build_index` does, and when the blocks do not hold ``len(ids)`` rows of *dim*."""
+    id_list = list(ids)
+    if not all(isinstance(i, str) for i in id_list):
+        raise ValueError("ids must be strings")
+    if len(set(id_list)) != len(id_list):
+        raise ValueError("ids must be unique")
+    if dim < 1:
+        raise ValueError(f"dim must be >= 1, got {dim}")
+    index = _empty_index(len(id_list), dim, hnsw_threshold, hnsw_m, ef_construction, quantize)
+    waiting: list[np.ndarray] = []  # blocks kept until the quantizer is trained
+    rows = 0
+    for block in blocks:
+        arr = np.ascontiguousarray(np.asarray(block, dtype=np.float32))
+        if arr.ndim != 2 or arr.shape[1] != dim:
+            raise ValueError(f"expected vector blocks of shape (n, {dim}), got {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise ValueError("vectors contain NaN or infinite values")
+        rows += arr.shape[0]
+        if rows > len(id_list):
+            raise ValueError(f"more than the {len(id_list)} vectors of the ids")
+        if index.is_trained:
+            index.add(arr)
+            continue
+        waiting.append(arr)
+        if rows >= min(train_size, len(id_list)):
+            sample = np.concatenate(waiting)
+            index.train(sample[:train_size])
+            del sample
+            while waiting:
+                index.add(waiting.pop(0))
+    if rows != len(id_list):
+        raise ValueError(f"{rows} vectors but {len(id_list)} ids")
     return FaissVectorIndex(index, id_list, encoder_id=encoder_id, ef_search=ef_search)
 
 

@@ -44,6 +44,8 @@ DEFAULT_SIZES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 TARGETS: tuple[tuple[int, str, float, str], ...] = (
     (100_000, "100k terms: peak RSS of a serving process (load + first query)", 600.0, "MB"),
     (100_000, "100k terms: hybrid search p50", 30.0, "ms"),
+    (1_000_000, "1M terms: build peak RSS (the synthetic build on this machine)", 12_000.0, "MB build"),
+    (1_000_000, "1M terms: hybrid search p50", 30.0, "ms"),
 )
 
 #: What each profiled step builds (the ``on_step`` names), in load order.
@@ -259,11 +261,16 @@ def measure_size(
     max_queries: int = 0,
     reuse: bool = False,
     quantize: str | None = None,
+    build_only: bool = False,
+    stream_from: int | None = None,
     log: Callable[[str], None] = lambda _m: None,
 ) -> dict[str, Any]:
     """Build (or reuse, with *reuse*) the *size*-term synthetic artifact under *workdir*, then
     profile its memory and time its searches, each in a fresh process. *quantize* ``"sq8"``:
-    8-bit vectors (``glossary build --vectors sq8``)."""
+    8-bit vectors (``glossary build --vectors sq8``). *build_only*: stop after the build (the
+    artifact and its build record stay in *workdir* for a later ``--reuse`` run). *stream_from*: the
+    size from which the build streams its vectors into the index (``python -m kg.bench.worker build
+    --stream-from``; None: the worker's default)."""
     from kg.bench.search_bench import LoadMeter, _run_worker
 
     name = f"synthetic-{size}" + (f"-{quantize}" if quantize else "")
@@ -292,6 +299,7 @@ def measure_size(
                 "--hnsw-threshold",
                 str(hnsw_threshold),
                 *(["--quantize", quantize] if quantize else []),
+                *(["--stream-from", str(stream_from)] if stream_from is not None else []),
                 "--out",
                 str(artifact),
             ],
@@ -300,6 +308,8 @@ def measure_size(
         out["build"]["machine_load"] = meter.stop()
         (workdir / f"{name}.build.json").write_text(json.dumps(out["build"]), encoding="utf-8")
         log(f"{size}: built in {out['build']['timings_s']['total_s']:.1f} s")
+    if build_only:
+        return out
     log(f"{size}: profiling memory")
     out["profile"] = _profile_worker(artifact, queries, log)
     log(f"{size}: timing searches")
@@ -351,11 +361,14 @@ def check_targets(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         measured: list[dict[str, Any] | None] = [r for r in results if r["size"] == size]
         for res in measured or [None]:
             value = None
-            if res is not None:
+            if res is not None and unit == "MB build":
+                value = res["build"].get("build_peak_rss_mb")
+            elif res is not None:
                 value = res["probe"]["peak_rss_mb"] if unit == "MB" else res["probe"]["latency_ms"]["p50"]
             status = "n/a" if value is None else ("PASS" if value <= limit else "FAIL")
             label = desc if res is None else f"{desc} ({variant(res)} vectors)"
-            rows.append({"target": label, "limit": limit, "unit": unit, "value": value, "status": status})
+            shown = unit.split()[0]  # "MB build": the build's peak, shown in MB
+            rows.append({"target": label, "limit": limit, "unit": shown, "value": value, "status": status})
     return rows
 
 
@@ -366,11 +379,13 @@ def run_benchmark(
     command: str | None = None,
     log: Callable[[str], None] = lambda _m: None,
     quantize: Sequence[str | None] = (None,),
+    quantized_up_to: int = 0,
     **kw: Any,
 ) -> dict[str, Any]:
     """Measure every size in *sizes* with each vector storage in *quantize* (``None``: float32;
-    see :func:`measure_size`); artifacts go to *workdir* (kept) or to a temporary directory
-    (removed)."""
+    see :func:`measure_size`), quantized storages only up to *quantized_up_to* terms when it is
+    set; artifacts go to *workdir* (kept) or to a temporary directory (removed). Results are in
+    (size, storage) order whatever the order of *sizes*."""
     from kg.bench.search_bench import LoadMeter, machine_info
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -381,8 +396,18 @@ def run_benchmark(
         work.mkdir(parents=True, exist_ok=True)
         for size in sizes:
             for q in quantize:
+                if q is not None and quantized_up_to and size > quantized_up_to:
+                    continue
                 results.append(measure_size(size, work, log=log, quantize=q, **kw))
+    results.sort(key=lambda r: (r["size"], r.get("quantize") or ""))
     load = total.stop()
+    if kw.get("build_only"):
+        return {
+            "benchmark": "glossary bench-memory",
+            "command": command,
+            "build_only": True,
+            "results": results,
+        }
     return {
         "benchmark": "glossary bench-memory",
         "command": command,
@@ -393,6 +418,7 @@ def run_benchmark(
         "config": {
             **{k: (str(v) if isinstance(v, Path) else v) for k, v in kw.items()},
             "vectors": [q or "float32" for q in quantize],
+            "quantized_up_to": quantized_up_to or None,
         },
         "results": results,
         "summary": [summary_row(r) for r in results],

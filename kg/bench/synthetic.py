@@ -58,10 +58,11 @@ Queries are always encoded by the real encoder, in the same space as the pieces.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -354,60 +355,107 @@ def passage_vectors(
     ``composed-from-real-encodings``). Returns ``(vectors, info)``; *info* records the
     method, what was encoded for real, the measured throughput, the projected time to
     encode every passage, the fitted weights and fidelity (composed only) and step times.
+
+    The vectors are those of :func:`passage_vector_blocks`, assembled into one array.
+    """
+    info, blocks = passage_vector_blocks(
+        corpus, items, encoder, budget_s=budget_s, calibration=calibration, seed=seed, chunk=chunk, log=log
+    )
+    out = np.zeros((len(items), int(encoder.dim)), dtype=np.float32)
+    for start, block in blocks:
+        out[start : start + len(block)] = block
+    return out, info
+
+
+def passage_vector_blocks(
+    corpus: SyntheticCorpus,
+    items: Sequence[tuple[str, str]],
+    encoder: Any,
+    *,
+    budget_s: float = 300.0,
+    calibration: int = 300,
+    seed: int = 0,
+    chunk: int = 20_000,
+    log: Callable[[str], None] | None = None,
+) -> tuple[dict[str, Any], Iterator[tuple[int, np.ndarray]]]:
+    """What :func:`passage_vectors` computes, as ``(info, blocks)``: *blocks* yields
+    ``(start, vectors)`` for consecutive runs of about *chunk* passages in passage order, so a
+    caller can index them as they come (a million-term build never holds every vector twice).
+
+    The encodings (real terms, calibration sample, pieces) and the fit happen in this call;
+    the composition happens as *blocks* is consumed, and *info* gets its ``compose_s`` and
+    ``total_s`` timings when *blocks* is exhausted. *items* is only read during this call
+    (the texts to encode), so the caller may drop it before consuming *blocks*.
     """
     say = log or (lambda _m: None)
     rng = np.random.default_rng(seed)
     t_start = time.perf_counter()
     ids = [pid for pid, _ in items]
-    texts = [text for _, text in items]
-    synthetic_rows = [i for i, pid in enumerate(ids) if pid in corpus.recipes]
-    real_rows = [i for i, pid in enumerate(ids) if pid not in corpus.recipes]
+    n_items = len(ids)
+    is_synthetic = np.fromiter((pid in corpus.recipes for pid in ids), dtype=bool, count=n_items)
+    synthetic_rows = np.flatnonzero(is_synthetic)
+    real_rows = np.flatnonzero(~is_synthetic)
     dim = int(encoder.dim)
-    out = np.zeros((len(items), dim), dtype=np.float32)
     timings: dict[str, float] = {}
 
     t0 = time.perf_counter()
     say(f"encoding the {len(real_rows)} passages of real terms")
-    if real_rows:
-        out[real_rows] = encoder.encode_passages([texts[i] for i in real_rows])
+    real_vecs = (
+        np.asarray(encoder.encode_passages([items[i][1] for i in real_rows.tolist()]), dtype=np.float32)
+        if len(real_rows)
+        else np.zeros((0, dim), dtype=np.float32)
+    )
     timings["real_passages_s"] = time.perf_counter() - t0
 
     n_cal = min(calibration, len(synthetic_rows))
-    cal_rows = sorted(rng.choice(synthetic_rows, size=n_cal, replace=False).tolist()) if n_cal else []
+    cal_rows = (
+        sorted(rng.choice(synthetic_rows.tolist(), size=n_cal, replace=False).tolist()) if n_cal else []
+    )
     t0 = time.perf_counter()
     say(f"encoding a calibration sample of {n_cal} synthetic passages")
-    cal_real = encoder.encode_passages([texts[i] for i in cal_rows]) if cal_rows else np.zeros((0, dim))
+    cal_real = (
+        np.asarray(encoder.encode_passages([items[i][1] for i in cal_rows]), dtype=np.float32)
+        if cal_rows
+        else np.zeros((0, dim), dtype=np.float32)
+    )
     cal_s = time.perf_counter() - t0
     timings["calibration_s"] = cal_s
-    if cal_rows:
-        out[cal_rows] = cal_real
     throughput = n_cal / cal_s if n_cal and cal_s > 0 else float("inf")
-    cal_set = set(cal_rows)
-    todo = [i for i in synthetic_rows if i not in cal_set]
-    projected_total = (time.perf_counter() - t_start) + len(todo) / throughput
+    # every passage not encoded yet: synthetic ones outside the calibration sample, in order
+    pending = is_synthetic.copy()
+    pending[cal_rows] = False
+    n_todo = int(pending.sum())
+    projected_total = (time.perf_counter() - t_start) + n_todo / throughput
     info: dict[str, Any] = {
         "measured_encode_passages_per_s": round(throughput, 2) if np.isfinite(throughput) else None,
-        "projected_full_encode_s": round(len(items) / throughput, 1) if np.isfinite(throughput) else None,
+        "projected_full_encode_s": round(n_items / throughput, 1) if np.isfinite(throughput) else None,
         "projected_note": "time to encode every passage for real, projected from the measured throughput "
         "on the calibration sample of synthetic passages (a projection, not a measurement)",
         "budget_s": budget_s,
     }
+    # vectors known before composing: real passages and the calibration sample, by row
+    known: dict[int, np.ndarray] = {int(r): real_vecs[k] for k, r in enumerate(real_rows)}
+    known.update((r, cal_real[k]) for k, r in enumerate(cal_rows))
 
-    if not todo or projected_total <= budget_s:
+    if not n_todo or projected_total <= budget_s:
         t0 = time.perf_counter()
+        todo = np.flatnonzero(pending).tolist()
         say(f"encoding the other {len(todo)} synthetic passages for real")
+        out = np.zeros((n_items, dim), dtype=np.float32)
+        for r, v in known.items():
+            out[r] = v
         if todo:
-            out[todo] = encoder.encode_passages([texts[i] for i in todo])
+            out[todo] = encoder.encode_passages([items[i][1] for i in todo])
         timings["rest_s"] = time.perf_counter() - t0
         timings["total_s"] = time.perf_counter() - t_start
         info.update(
             name="real",
             description="every passage encoded by the encoder",
-            encoded_for_real={"passages": len(items)},
+            encoded_for_real={"passages": n_items},
             composed_passages=0,
             timings_s={k: round(v, 3) for k, v in timings.items()},
         )
-        return out, info
+        return info, iter([(0, out)] if n_items else [])
 
     t0 = time.perf_counter()
     modifier_texts = [f"{en} / {zh}" for en, zh in MODIFIERS]
@@ -444,21 +492,16 @@ def passage_vectors(
     fidelity: dict[str, Any] = {"held_out_passages": len(eval_idx)}
     if len(eval_idx) >= 2:
         clean, noisy = compose(cal_comp[eval_idx])
-        real_vecs = cal_real[eval_idx]
+        real_vecs_eval = cal_real[eval_idx]
         fidelity.update(
-            cos_composed_vs_real_mean=round(float(np.mean(np.sum(clean * real_vecs, axis=1))), 4),
-            cos_composed_with_noise_vs_real_mean=round(float(np.mean(np.sum(noisy * real_vecs, axis=1))), 4),
-            mean_pairwise_cos_real=round(_mean_pairwise_cos(real_vecs), 4),
+            cos_composed_vs_real_mean=round(float(np.mean(np.sum(clean * real_vecs_eval, axis=1))), 4),
+            cos_composed_with_noise_vs_real_mean=round(
+                float(np.mean(np.sum(noisy * real_vecs_eval, axis=1))), 4
+            ),
+            mean_pairwise_cos_real=round(_mean_pairwise_cos(real_vecs_eval), 4),
             mean_pairwise_cos_composed=round(_mean_pairwise_cos(noisy), 4),
         )
-
-    say(f"composing {len(todo)} synthetic passage vectors")
-    for start in range(0, len(todo), chunk):
-        rows = todo[start : start + chunk]
-        comp = _components([corpus.recipes[ids[i]] for i in rows], heads, mods, clauses, global_mean)
-        out[rows] = compose(comp)[1]
-    timings["compose_s"] = time.perf_counter() - t0
-    timings["total_s"] = time.perf_counter() - t_start
+    fit_s = time.perf_counter() - t0
     info.update(
         name="composed-from-real-encodings",
         description="real terms' passages, a calibration sample and every distinct piece (headings, "
@@ -470,12 +513,38 @@ def passage_vectors(
             "calibration_passages": n_cal,
             "pieces": len(pieces),
         },
-        composed_passages=len(todo),
+        composed_passages=n_todo,
         weights={
             k: round(float(w), 4)
             for k, w in zip(("heading", "modifiers", "clauses", "global"), weights, strict=True)
         },
         fidelity=fidelity,
-        timings_s={k: round(v, 3) for k, v in timings.items()},
     )
-    return out, info
+
+    def blocks() -> Iterator[tuple[int, np.ndarray]]:
+        composing = 0.0
+        say(f"composing {n_todo} synthetic passage vectors")
+        todo = np.flatnonzero(pending)
+        # block k: the composed passages todo[k*chunk:(k+1)*chunk] (composed *chunk* at a time,
+        # drawing the noise in the same order as one array would) and the known passages up
+        # to the next block's first composed one (the last block: to the end)
+        bounds = [0, *todo[chunk::chunk].tolist(), n_items]
+        for k, (start, stop) in enumerate(itertools.pairwise(bounds)):
+            t1 = time.perf_counter()
+            block = np.empty((stop - start, dim), dtype=np.float32)
+            rows = todo[k * chunk : (k + 1) * chunk]
+            if len(rows):
+                comp = _components([corpus.recipes[ids[r]] for r in rows], heads, mods, clauses, global_mean)
+                block[rows - start] = compose(comp)[1]
+                del comp
+            for r in np.flatnonzero(~pending[start:stop]).tolist():
+                block[r] = known[start + r]
+            composing += time.perf_counter() - t1
+            yield start, block
+        timings["fit_s"] = fit_s
+        timings["compose_s"] = composing
+        timings["total_s"] = sum(timings[k] for k in ("real_passages_s", "calibration_s", "pieces_s"))
+        timings["total_s"] += fit_s + composing
+        info["timings_s"] = {k: round(v, 3) for k, v in timings.items()}
+
+    return info, blocks()

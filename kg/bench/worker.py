@@ -26,6 +26,9 @@ from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before anything can load OpenMP
 
+#: Synthetic corpora from this many terms on stream their vectors into the index (``--stream-from``).
+STREAM_FROM = 500_000
+
 
 def memory_mb() -> dict[str, float]:
     """Peak and current resident memory of this process in MB (VmHWM/VmRSS, ru_maxrss)."""
@@ -71,7 +74,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 def build(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.perf_counter()
-    from embeddings import build_index, make_encoder
+    from embeddings import build_index, build_index_from_blocks, make_encoder
     from kg.build import BuildResult, build_graph, write_artifact
     from kg.search.crosslingual import language_offset
     from kg.search.engine import DenseIndex, SearchEngine
@@ -103,7 +106,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     kept = {t.id for t in result.terms}
     result.edges = [e for e in result.edges if e.source in kept and e.target in kept]
     if args.corpus == "synthetic":
-        from kg.bench.synthetic import passage_vectors, synthetic_corpus
+        from kg.bench.synthetic import passage_vector_blocks, passage_vectors, synthetic_corpus
 
         t0 = time.perf_counter()
         corpus = synthetic_corpus(args.size, result.terms, seed=args.seed)
@@ -132,7 +135,29 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     encoder = make_encoder(args.encoder)
     items = passages(terms)
     out["passages"] = len(items)
-    if args.corpus == "synthetic":
+
+    def say(message: str) -> None:
+        print(f"[{args.size}] {message}", file=sys.stderr, flush=True)
+
+    streamed = args.corpus == "synthetic" and args.size >= args.stream_from
+    out["vectors_streamed"] = streamed
+    if streamed:
+        # a large synthetic corpus: the vectors are composed block by block while the index adds
+        # them (kg.bench.synthetic.passage_vector_blocks), never all in one array next to the
+        # index's copy; this stage encodes and fits, the index stage composes and adds
+        ids = [pid for pid, _ in items]
+        method, blocks = passage_vector_blocks(
+            corpus,
+            items,
+            encoder,
+            budget_s=args.encode_budget,
+            calibration=args.calibration,
+            seed=args.seed,
+            log=say,
+        )
+        del items  # the passages' texts are encoded by now
+        out["vectors"] = method  # its compose timings arrive once the blocks are consumed
+    elif args.corpus == "synthetic":
         vectors, method = passage_vectors(
             corpus,
             items,
@@ -140,7 +165,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
             budget_s=args.encode_budget,
             calibration=args.calibration,
             seed=args.seed,
-            log=lambda m: print(f"[{args.size}] {m}", file=sys.stderr, flush=True),
+            log=say,
         )
         out["vectors"] = method
     else:
@@ -150,16 +175,27 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     done("embeddings", t0)
 
     t0 = time.perf_counter()
-    index = build_index(
-        vectors,
-        [pid for pid, _ in items],
-        encoder_id=encoder.id,
-        hnsw_threshold=args.hnsw_threshold,
-        quantize=args.quantize,
-    )
+    if streamed:
+        index = build_index_from_blocks(
+            (block for _, block in blocks),
+            ids,
+            int(encoder.dim),
+            encoder_id=encoder.id,
+            hnsw_threshold=args.hnsw_threshold,
+            quantize=args.quantize,
+        )
+        del ids, blocks
+    else:
+        index = build_index(
+            vectors,
+            [pid for pid, _ in items],
+            encoder_id=encoder.id,
+            hnsw_threshold=args.hnsw_threshold,
+            quantize=args.quantize,
+        )
+        del vectors, items  # the index holds them now
     done("index", t0)
     out["index_kind"] = index.kind
-    del vectors, items  # the index holds them now
     if args.corpus == "synthetic":
         del corpus  # its recipes only served the vectors
 
@@ -291,6 +327,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--calibration", type=int, default=300)
     b.add_argument("--hnsw-threshold", type=int, default=20_000)
     b.add_argument("--quantize", choices=("sq8",), default=None)
+    b.add_argument(
+        "--stream-from",
+        type=int,
+        default=STREAM_FROM,
+        help="synthetic corpora of this many terms or more compose their vectors block by block into the index",
+    )
     b.add_argument("--out", required=True)
     b.add_argument("--json-out", required=True)
     p = sub.add_parser("probe")
