@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kg.build import BuildResult, build_graph
 from tests.chat.redis_server import redis_server
 
 
@@ -18,6 +20,22 @@ def redis_url() -> Iterator[str]:
     """A private redis-server on loopback for the whole test session (skips if not installed)."""
     with redis_server() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def bundled_build() -> Callable[[], BuildResult]:
+    """``bundled_build()`` → the bundled corpus built in memory (``build_graph()``), as every
+    directory's "real graph" fixture wants it. The build runs once per session (a few seconds
+    each time it is repeated); every call returns a copy of its own (a pickle round trip), so
+    that a fixture or test changing what it got changes nobody else's. The tests of the build's
+    own determinism build again instead (tests/kg/test_ids.py, tests/kg/test_mentioned.py)."""
+    blob = pickle.dumps(build_graph())
+
+    def copy() -> BuildResult:
+        result: BuildResult = pickle.loads(blob)
+        return result
+
+    return copy
 
 
 @pytest.fixture(scope="session")
