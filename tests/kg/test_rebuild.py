@@ -139,18 +139,21 @@ def test_watch_rebuilds_on_change_and_survives_a_broken_source(
         assert "manifest.json:" in log.read_text() and _version(artifact) == edited
         assert verify_artifact(artifact) == []
 
-        # fixed: it rebuilds (same content as before the break: same content hash)
+        # fixed: it rebuilds (same content as before the break: same content hash), and the model it
+        # carries is the one fitted for this very graph: current, nothing to refit
         before = (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"]
         manifest.write_text(good, encoding="utf-8")
-        # ">= 4": the graph and a refit may both publish between two polls of a loaded machine
         _wait_for(lambda: log.read_text().count("] published") >= 4, 120, "the build after the fix", proc)
         assert _version(artifact) != edited
-        assert (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"] == before
+        published = read_manifest(resolve_artifact(artifact)) or {}
+        assert published["content_sha256"] == before and published["refusal_current"] is True
 
         # touched, not changed: nothing to rebuild
         os.utime(source)
         _wait_for(lambda: "nothing to rebuild" in log.read_text(), 30, "the touch", proc)
         assert proc.poll() is None
+        # first build, edit, its refit, the fix: no refit after the fix
+        assert log.read_text().count("] published") == 4
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
