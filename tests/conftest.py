@@ -13,6 +13,7 @@ import pytest
 
 from kg.build import BuildResult, build_graph
 from tests.chat.redis_server import redis_server
+from tests.refusal_cache import seed_refusal_cache
 
 
 @pytest.fixture(scope="session")
@@ -45,3 +46,13 @@ def hash_artifact(tmp_path_factory: Any) -> Path:
     cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
     subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
     return out
+
+
+@pytest.fixture
+def seeded_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hash_artifact: Path) -> Path:
+    """``XDG_CACHE_HOME`` of the test's own (no vectors), holding only the refusal model fitted
+    for the bundled corpus with ``hash:64`` (:func:`seed_refusal_cache`)."""
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    seed_refusal_cache(hash_artifact)
+    return home
