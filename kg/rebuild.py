@@ -210,7 +210,8 @@ class Builder:
         """(model, how it was obtained, whether it is the one a fit on this graph gives)."""
         from kg.chat.refusal import RefusalModel, fit_refusal_model, is_cached, refusal_key
 
-        key = refusal_key(glossary, engine)
+        # the key of what fit_refusal_model fits (and caches): the graph without its mentioned-only nodes
+        key = refusal_key(glossary.defined_view(), engine)
         if mode == "carry":
             previous = self._previous_model()
             if previous is not None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kg.build import BuildResult, build_graph
 from tests.chat.redis_server import redis_server
+from tests.refusal_cache import seed_refusal_cache
 
 
 @pytest.fixture(scope="session")
@@ -21,9 +24,35 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def bundled_build() -> Callable[[], BuildResult]:
+    """``bundled_build()`` → the bundled corpus built in memory (``build_graph()``), as every
+    directory's "real graph" fixture wants it. The build runs once per session (a few seconds
+    each time it is repeated); every call returns a copy of its own (a pickle round trip), so
+    that a fixture or test changing what it got changes nobody else's. The tests of the build's
+    own determinism build again instead (tests/kg/test_ids.py, tests/kg/test_mentioned.py)."""
+    blob = pickle.dumps(build_graph())
+
+    def copy() -> BuildResult:
+        result: BuildResult = pickle.loads(blob)
+        return result
+
+    return copy
+
+
+@pytest.fixture(scope="session")
 def hash_artifact(tmp_path_factory: Any) -> Path:
     """`glossary build --encoder hash:64` of the real corpus (a few seconds), as a user builds it."""
     out = tmp_path_factory.mktemp("hash-artifact") / "artifact"
     cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
     subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
     return out
+
+
+@pytest.fixture
+def seeded_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hash_artifact: Path) -> Path:
+    """``XDG_CACHE_HOME`` of the test's own (no vectors), holding only the refusal model fitted
+    for the bundled corpus with ``hash:64`` (:func:`seed_refusal_cache`)."""
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    seed_refusal_cache(hash_artifact)
+    return home

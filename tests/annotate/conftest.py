@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from kg.annotate import AnnotateOptions, Annotation, Annotator
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.store import Glossary
 
 
 @pytest.fixture(scope="session")
-def graph_doc() -> dict[str, Any]:
-    return build_graph().document()
+def graph_doc(bundled_build: Callable[[], BuildResult]) -> dict[str, Any]:
+    return bundled_build().document()
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.settings import Settings
+from kg.build import BuildResult
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -17,11 +18,9 @@ MakeClient = Callable[..., TestClient]
 
 
 @pytest.fixture(scope="session")
-def graph_doc() -> dict[str, Any]:
+def graph_doc(bundled_build: Callable[[], BuildResult]) -> dict[str, Any]:
     """The export document of the real bundled corpus, built once (~2 s)."""
-    from kg.build import build_graph
-
-    return build_graph().document()
+    return bundled_build().document()
 
 
 @pytest.fixture(scope="session")

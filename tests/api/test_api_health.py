@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,9 @@ def test_readyz_503_without_artifact(make_client: Any, assert_error: Any, tmp_pa
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: Any) -> Any:
+def built(bundled_build: Callable[[], Any]) -> Any:
     """The bundled corpus's graph, built once (as `glossary build` does before writing)."""
-    from kg.build import build_graph
-
-    return build_graph()
+    return bundled_build()
 
 
 def _artifact(built: Any, out: Path, engine: Any = None) -> Path:

@@ -3,7 +3,9 @@ newly built artifact on SIGHUP or POST /admin/reload, requests in flight finish 
 every response names the version, and a damaged new artifact is refused.
 
 Artifacts are built from a copy of the real corpus with the hashing encoder (fast) and caches of
-the test's own; an edit changes one definition of ``kv-cache``.
+the test's own, seeded with the unedited corpus's refusal model (the one the session's
+``hash_artifact`` build fitted: tests/refusal_cache.py); an edit changes one definition of
+``kv-cache``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from kg.build import default_corpus_dir
 from kg.rebuild import Builder
 from kg.verify import resolve_artifact
 from tests.api.live_server import serve
+from tests.refusal_cache import seed_refusal_cache
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "test-admin-token"
@@ -66,11 +69,14 @@ class Corpus:
         return clause
 
 
-def built_corpus(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Corpus]:
-    """A :class:`Corpus` built once, with caches of its own (XDG_CACHE_HOME restored after)."""
+def built_corpus(tmp_path_factory: pytest.TempPathFactory, name: str, seed: Path) -> Iterator[Corpus]:
+    """A :class:`Corpus` built once, with caches of its own (XDG_CACHE_HOME restored after) that
+    hold the refusal model of *seed* (``hash_artifact``: the same corpus and encoder), so that
+    the first build reads it rather than fitting it again."""
     root = tmp_path_factory.mktemp(name)
     saved = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(root / "cache")
+    seed_refusal_cache(seed)
     c = Corpus(root)
     c.builder.build("fit")
     yield c
@@ -81,8 +87,8 @@ def built_corpus(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterato
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
-    yield from built_corpus(tmp_path_factory, "reload")
+def corpus(tmp_path_factory: pytest.TempPathFactory, hash_artifact: Path) -> Iterator[Corpus]:
+    yield from built_corpus(tmp_path_factory, "reload", hash_artifact)
 
 
 def _kv_definition(body: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 from embeddings import make_encoder
 from kg.bench.search_bench import BenchConfig, check_targets, parse_sizes
 from kg.bench.synthetic import SYNTHETIC_SOURCE, passage_vectors, synthetic_corpus
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.cli import app
 from kg.model import Term
 from kg.search.passages import passages
@@ -25,8 +26,8 @@ from kg.textnorm import name_key
 
 
 @pytest.fixture(scope="module")
-def real_terms() -> list[Term]:
-    return [t for t in build_graph().terms if t.defined]  # what the search indexes hold
+def real_terms(bundled_build: Callable[[], BuildResult]) -> list[Term]:
+    return [t for t in bundled_build().terms if t.defined]  # what the search indexes hold
 
 
 def test_quick_benchmark_command_writes_a_complete_report(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ No timing is asserted: the latency targets are checked by the benchmark itself
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +15,15 @@ import pytest
 from api.app import create_app
 from api.settings import Settings
 from kg.bench.heavy_load import MAX_MESSAGE_CHARS, heavy_text, main, parse_args
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from tests.api.live_server import serve
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    glossary = Glossary(build_graph().document())
+def live(tmp_path_factory: pytest.TempPathFactory, bundled_build: Callable[[], BuildResult]) -> Iterator[str]:
+    glossary = Glossary(bundled_build().document())
     engine = SearchEngine.build(list(glossary.terms.values()), "hash:64")
     settings = Settings(artifact_dir=tmp_path_factory.mktemp("none"), sessions="memory", warm_up=False)
     with serve(create_app(settings, glossary=glossary, engine=engine)) as url:

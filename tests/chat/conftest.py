@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -14,8 +15,8 @@ CHAT_EVAL = Path(__file__).resolve().parents[1] / "data" / "chat_eval.jsonl"
 
 
 @pytest.fixture(scope="session")
-def glossary() -> Glossary:
-    return Glossary(build_graph().document())
+def glossary(bundled_build: Callable[[], BuildResult]) -> Glossary:
+    return Glossary(bundled_build().document())
 
 
 @pytest.fixture(scope="session")

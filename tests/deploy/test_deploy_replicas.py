@@ -36,9 +36,9 @@ TOKEN = "deploy-test-token"
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+def corpus(tmp_path_factory: pytest.TempPathFactory, hash_artifact: Path) -> Iterator[Corpus]:
     need_nginx_and_redis()
-    yield from built_corpus(tmp_path_factory, "deploy")
+    yield from built_corpus(tmp_path_factory, "deploy", hash_artifact)
 
 
 @pytest.fixture(scope="module")

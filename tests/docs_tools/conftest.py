@@ -15,16 +15,15 @@ from typing import Any
 
 import pytest
 
+from kg.build import BuildResult
 from tests.docs_tools.mkdocs_helpers import PLUGIN, declared_entry_point
 from tests.export.conftest import DOC
 
 
 @pytest.fixture(scope="session")
-def real_doc() -> dict[str, Any]:
+def real_doc(bundled_build: Callable[[], BuildResult]) -> dict[str, Any]:
     """The export document of the real bundled corpus, built once (a few seconds)."""
-    from kg.build import build_graph
-
-    return build_graph().document()
+    return bundled_build().document()
 
 
 @pytest.fixture

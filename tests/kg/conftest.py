@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from kg.build import BuildResult, build_graph, default_corpus_dir
+from kg.build import BuildResult, default_corpus_dir
 from kg.store import Glossary
 
 CORPUS = default_corpus_dir()
 
 
 @pytest.fixture(scope="session")
-def built() -> BuildResult:
-    return build_graph(CORPUS)
+def built(bundled_build: Callable[[], BuildResult]) -> BuildResult:
+    return bundled_build()
 
 
 @pytest.fixture(scope="session")

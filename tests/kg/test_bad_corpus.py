@@ -247,7 +247,9 @@ def test_bundled_sources_are_under_the_line_limit() -> None:
         assert longest < MAX_LINE_CHARS // 1.5, src.name
 
 
-def test_nul_and_terminal_escapes_are_stripped_with_a_warning(built, corpus_copy: Path) -> None:
+def test_nul_and_terminal_escapes_are_stripped_with_a_warning(
+    built, corpus_copy: Path, seeded_cache_home: Path
+) -> None:
     src = next((corpus_copy / "sources").glob("004_*.txt"))
     lines = src.read_text(encoding="utf-8").splitlines()
     text_lines = [i for i, line in enumerate(lines) if len(line.strip()) > 6]
@@ -262,11 +264,13 @@ def test_nul_and_terminal_escapes_are_stripped_with_a_warning(built, corpus_copy
     warnings = result.report["input_warnings"]
     assert [(w["source"], w["line"]) for w in warnings] == [("004", first + 1), ("004", second + 1)]
     assert all("control character" in w["message"] for w in warnings)
+    artifact = corpus_copy / "out"
     res = CliRunner().invoke(
-        app,
-        ["build", "--corpus", str(corpus_copy), "--artifact", str(corpus_copy / "out"), "--encoder", "none"],
+        app, ["build", "--corpus", str(corpus_copy), "--artifact", str(artifact), "--encoder", "hash:64"]
     )
     assert res.exit_code == 0, res.output
     out = res.output.replace("\n", "")
+    # the stripped corpus is the bundled one, to its refusal model's key: read from the seeded cache
+    assert "(cached)" in out
     assert f"{src.name}:{first + 1}" in out and f"{src.name}:{second + 1}" in out
     assert "control character" in out and "\x1b" not in res.output

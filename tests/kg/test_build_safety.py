@@ -202,11 +202,12 @@ def test_a_second_build_queues_until_the_lock_is_free(built: BuildResult, tmp_pa
     assert len(Glossary.load(link)) == len(built.terms) - 1 and verify_artifact(link) == []
 
 
-def test_cli_build_reports_a_held_lock(tmp_path: Path, monkeypatch: Any) -> None:
+def test_cli_build_reports_a_held_lock(tmp_path: Path, monkeypatch: Any, seeded_cache_home: Path) -> None:
     link = tmp_path / "artifact"
     monkeypatch.setattr(kg.cli, "BUILD_LOCK_TIMEOUT_S", 0.2)
     with artifact_lock(link, timeout=1.0):
-        res = CliRunner().invoke(app, ["build", "--artifact", str(link), "--encoder", "none"])
+        # the whole build runs before the lock is asked for; its refusal model comes from the seeded cache
+        res = CliRunner().invoke(app, ["build", "--artifact", str(link), "--encoder", "hash:64"])
     assert res.exit_code == 2, res.output
     assert "another build" in res.output and not link.exists()
 

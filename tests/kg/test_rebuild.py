@@ -1,5 +1,11 @@
 """Incremental rebuilds (kg/rebuild.py) and `glossary build --watch` (kg/watch.py), on a copy of
-the real corpus with the hashing encoder and caches of the test's own."""
+the real corpus with the hashing encoder and caches of the test's own.
+
+Each test's cache starts with one entry: the refusal model of the unedited corpus, which the
+session's ``hash_artifact`` build already fitted (tests/refusal_cache.py). The first build of
+each test reads it (``refusal: "cached"``) instead of fitting it again; every edited graph misses
+it and is fitted for real, and the build from nothing at the end of the first test fits from an
+empty cache."""
 
 from __future__ import annotations
 
@@ -23,10 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    return home
+def cache_home(seeded_cache_home: Path) -> Path:
+    """The test's own XDG_CACHE_HOME: no vectors, the unedited corpus's refusal model."""
+    return seeded_cache_home
 
 
 def test_a_rebuild_encodes_only_the_edited_passage_and_ends_where_a_full_build_does(
@@ -34,7 +39,8 @@ def test_a_rebuild_encodes_only_the_edited_passage_and_ends_where_a_full_build_d
 ) -> None:
     builder = Builder(corpus_copy, tmp_path / "artifact", "hash:64")
     first = builder.build("fit")
-    assert first.encoded == first.reused + first.encoded > 0 and first.refusal == "fitted"
+    # every passage encoded (no vectors cached); the refusal model of this very graph read from the cache
+    assert first.encoded == first.reused + first.encoded > 0 and first.refusal == "cached"
     assert read_manifest(resolve_artifact(tmp_path / "artifact"))["refusal_current"] is True
 
     line = edit_entry(corpus_copy, definitions(first)[1], "t1")
@@ -67,9 +73,9 @@ def test_a_rebuild_encodes_only_the_edited_passage_and_ends_where_a_full_build_d
 def test_a_bad_edit_publishes_nothing(corpus_copy: Path, tmp_path: Path, cache_home: Path) -> None:
     from kg.parsers.common import SourceError
 
-    builder = Builder(corpus_copy, tmp_path / "artifact", None)
-    good = builder.build("carry")  # no earlier model to carry: fitted
-    assert good.refusal == "fitted" and good.refusal_current
+    builder = Builder(corpus_copy, tmp_path / "artifact", "hash:64")
+    good = builder.build("carry")  # no earlier model to carry: this graph's own (here from the cache)
+    assert good.refusal == "cached" and good.refusal_current
     (corpus_copy / "overlay.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(SourceError):
         builder.build("carry")
@@ -139,18 +145,21 @@ def test_watch_rebuilds_on_change_and_survives_a_broken_source(
         assert "manifest.json:" in log.read_text() and _version(artifact) == edited
         assert verify_artifact(artifact) == []
 
-        # fixed: it rebuilds (same content as before the break: same content hash)
+        # fixed: it rebuilds (same content as before the break: same content hash), and the model it
+        # carries is the one fitted for this very graph: current, nothing to refit
         before = (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"]
         manifest.write_text(good, encoding="utf-8")
-        # ">= 4": the graph and a refit may both publish between two polls of a loaded machine
         _wait_for(lambda: log.read_text().count("] published") >= 4, 120, "the build after the fix", proc)
         assert _version(artifact) != edited
-        assert (read_manifest(resolve_artifact(artifact)) or {})["content_sha256"] == before
+        published = read_manifest(resolve_artifact(artifact)) or {}
+        assert published["content_sha256"] == before and published["refusal_current"] is True
 
         # touched, not changed: nothing to rebuild
         os.utime(source)
         _wait_for(lambda: "nothing to rebuild" in log.read_text(), 30, "the touch", proc)
         assert proc.poll() is None
+        # first build, edit, its refit, the fix: no refit after the fix
+        assert log.read_text().count("] published") == 4
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from rapidfuzz import fuzz, process
 
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.search.charfilter import CharFilter
 from kg.textnorm import name_key
 
@@ -22,8 +23,8 @@ def _same(a: list[tuple[str, float, int]], b: list[tuple[str, float, int]]) -> b
 
 
 @pytest.fixture(scope="module")
-def names() -> list[str]:
-    return sorted({name_key(n) for t in build_graph().terms for n in t.all_names()} - {""})
+def names(bundled_build: Callable[[], BuildResult]) -> list[str]:
+    return sorted({name_key(n) for t in bundled_build().terms for n in t.all_names()} - {""})
 
 
 @pytest.mark.parametrize("cutoff", [50.0, 75.0, 78.9, 90.0, 100.0])

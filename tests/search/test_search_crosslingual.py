@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from embeddings import make_encoder
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.errors import ArtifactError
 from kg.model import Term
 from kg.search.crosslingual import MIN_PAIRS, check_offset, label_pairs, language_offset, shift_query
@@ -18,8 +19,8 @@ from kg.store import Glossary
 
 
 @pytest.fixture(scope="module")
-def terms() -> list[Term]:
-    return list(Glossary(build_graph().document()).terms.values())
+def terms(bundled_build: Callable[[], BuildResult]) -> list[Term]:
+    return list(Glossary(bundled_build().document()).terms.values())
 
 
 def test_label_pairs_take_terms_with_both_languages(terms: list[Term]) -> None:

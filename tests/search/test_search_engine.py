@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from embeddings import IndexCorruptError
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.search.engine import SearchEngine
 from kg.search.query import strip_frame
 from kg.store import Glossary
 
 
 @pytest.fixture(scope="module")
-def glossary() -> Glossary:
-    return Glossary(build_graph().document())
+def glossary(bundled_build: Callable[[], BuildResult]) -> Glossary:
+    return Glossary(bundled_build().document())
 
 
 @pytest.fixture(scope="module")

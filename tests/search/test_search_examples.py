@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from kg.build import build_graph, default_corpus_dir
+from kg.build import BuildResult, default_corpus_dir
 from kg.parsers.common import SourceError
 from kg.search.engine import SearchEngine
 from kg.search.examples import EXAMPLES_FILE, read_examples, resolve_examples
@@ -16,8 +17,8 @@ QUESTION = "我们的客服机器人被一整篇合同卡住了，别的用户�
 
 
 @pytest.fixture(scope="module")
-def glossary() -> Glossary:
-    return Glossary(build_graph().document())
+def glossary(bundled_build: Callable[[], BuildResult]) -> Glossary:
+    return Glossary(bundled_build().document())
 
 
 def test_bundled_examples_resolve_mostly_to_one_term(glossary: Glossary) -> None:

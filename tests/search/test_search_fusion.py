@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from kg.build import build_graph
+from kg.build import BuildResult
 from kg.evaluation.dataset import load_queries
 from kg.evaluation.fusion_train import train
 from kg.search.engine import SearchEngine
@@ -17,8 +18,8 @@ DEV = Path(__file__).resolve().parents[1] / "data" / "retrieval_dev.jsonl"
 
 
 @pytest.fixture(scope="module")
-def glossary() -> Glossary:
-    return Glossary(build_graph().document())
+def glossary(bundled_build: Callable[[], BuildResult]) -> Glossary:
+    return Glossary(bundled_build().document())
 
 
 @pytest.fixture(scope="module")
