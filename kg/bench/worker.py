@@ -140,33 +140,24 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         print(f"[{args.size}] {message}", file=sys.stderr, flush=True)
 
     streamed = args.corpus == "synthetic" and args.size >= args.stream_from
+    # how synthetic vectors are encoded or composed, streamed or not (kg.bench.synthetic)
+    compose: dict[str, Any] = {
+        "budget_s": args.encode_budget,
+        "calibration": args.calibration,
+        "seed": args.seed,
+        "log": say,
+    }
     out["vectors_streamed"] = streamed
     if streamed:
         # a large synthetic corpus: the vectors are composed block by block while the index adds
         # them (kg.bench.synthetic.passage_vector_blocks), never all in one array next to the
         # index's copy; this stage encodes and fits, the index stage composes and adds
         ids = [pid for pid, _ in items]
-        method, blocks = passage_vector_blocks(
-            corpus,
-            items,
-            encoder,
-            budget_s=args.encode_budget,
-            calibration=args.calibration,
-            seed=args.seed,
-            log=say,
-        )
+        method, blocks = passage_vector_blocks(corpus, items, encoder, **compose)
         del items  # the passages' texts are encoded by now
         out["vectors"] = method  # its compose timings arrive once the blocks are consumed
     elif args.corpus == "synthetic":
-        vectors, method = passage_vectors(
-            corpus,
-            items,
-            encoder,
-            budget_s=args.encode_budget,
-            calibration=args.calibration,
-            seed=args.seed,
-            log=say,
-        )
+        vectors, method = passage_vectors(corpus, items, encoder, **compose)
         out["vectors"] = method
     else:
         vectors = encoder.encode_passages([text for _, text in items])
