@@ -55,8 +55,12 @@ CONTEXT_REFUSAL_FACTOR = 0.5
 
 #: A question inside a conversation about the glossary (the last answer was grounded) but with no
 #: pronoun pointing back is answered from this share of the threshold: the conversation is
-#: evidence the model does not see.
-CONVERSATION_FACTOR = 0.5
+#: evidence the model does not see. Measured on the dev splits' follow-ups (scripts in
+#: docs/CHAT.md): the off-topic ones that do not announce a change of subject score at most
+#: 0.094 ("那今天股市行情怎么样？"), while in-domain ones the model doubts ("空闲时把副本全关掉能省钱，
+#: 代价是什么？", "那个代价具体包括哪些步骤的时间？") score 0.15–0.25: a fifth of the threshold (≈ 0.11)
+#: answers those and still refuses every off-topic one seen; half of it refused them too.
+CONVERSATION_FACTOR = 0.2
 
 #: A question inside such a conversation whose best search hit is the topic, a term of the last
 #: answer or a neighbour of the topic continues it even when the model doubts it far more: its
@@ -164,6 +168,18 @@ def _candidate(
             return near[0] if near else None
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
+
+
+#: A configuration key or command-line flag: ``--gpu-memory-utilization``, ``max_num_batched_tokens``.
+_SETTING_NAME = re.compile(
+    r"(?<![a-z0-9_-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*|(?<![a-z0-9_-])[a-z][a-z0-9]+(?:_[a-z0-9]{2,})+(?![a-z0-9_-])"
+)
+
+
+def _names_a_setting(engine: SearchEngine, folded: str) -> bool:
+    """The question names a configuration key or flag that is no glossary name (no glossary name
+    has the underscore or leading dashes of one)."""
+    return any(not engine.matcher.exact(m.group(0).lstrip("-")) for m in _SETTING_NAME.finditer(folded))
 
 
 def _names_a_term(engine: SearchEngine, parsed: Parsed) -> bool:
@@ -295,6 +311,10 @@ def decide(
     candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
+    if _names_a_setting(engine, parsed.folded):
+        # "vLLM 的 --gpu-memory-utilization 默认值是多少？", "nginx worker_connections": the
+        # glossary defines concepts, not the flags and keys of a program's configuration
+        return Decision("refuse", False, "setting", p, candidate, feats)
     if used_context:
         named = (feats["exact"] and feats["unknown"] == 0) or _names_a_term(engine, parsed)
         if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR and not named:

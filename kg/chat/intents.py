@@ -67,7 +67,7 @@ _EN_THAT = re.compile(
     # preposition; after a noun it opens a relative clause ("the engine that uses it") and after
     # verbs of saying a complement ("it means that …"), neither of which points anywhere
     r"(?:^|\b(?:is|was|are|of|from|to|with|about|for|on|at|in|by|like|than|fix|use|does|do|did|and|"
-    r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid)\s+)(that)\b"
+    r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid)\s+|\b(?:how|what|where|why)'s\s+)(that)\b"
     r"(?!\s+(?:it|they|we|i|you|he|she|there|this|these|those|is|was|are|will|would|can|could)\b)"
 )
 #: Words opening a question that leaves the conversation's subject.
@@ -307,7 +307,8 @@ _f(
     r"(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字)$",
 )
 # comparisons
-_CMP_ZH = r"(?:区别|差别|差异|不同|异同|分别|不一样)"
+# "差在哪", "不同在哪里": where the difference lies is a comparison too
+_CMP_ZH = r"(?:区别|差别|差异|不同|异同|分别|不一样|差在哪|差哪)"
 _f(
     "comparison",
     None,
@@ -346,12 +347,12 @@ _f(
 _f(
     "comparison",
     None,
-    r"^how (?:is|are|does|do) (?P<a>.+?) (?:differ|different|compare|compared|contrast)\w* (?:from|to|with|against) (?P<b>.+)$",
+    r"^how(?:'s| is| are| does| do) (?P<a>.+?) (?:differ|different|compare|compared|contrast)\w* (?:from|to|with|against) ?(?P<b>.+)$",
 )
 _f(
     "comparison",
     None,
-    r"^is (?P<a>.+?) (?:the same(?: thing)? as|different from|equivalent to|identical to) (?P<b>.+)$",
+    r"^(?:is|are) (?P<a>.+?) (?:the same(?: things?)? as|different from|equivalent to|identical to) (?P<b>.+)$",
 )
 _f("comparison", None, r"^compare (?P<a>.+?) (?:and|with|to|against) (?P<b>.+)$")
 _f(
@@ -454,6 +455,13 @@ _f(
 )
 _f("which", None, r"^(?P<x>.*(?:那种|那个|那类|那一种|那款|那套|那项).+?)(?:是什么|是啥|指什么)$")
 _f("which", None, r"^(?:用|靠|拿|有)什么(?P<x>.+)$")
+# "它的检索层一般用什么来存向量？", "TPU 上手写 kernel 一般用什么？": the tool that does it (not "用什么
+# 办法", a remedy)
+_f(
+    "which",
+    None,
+    r"^(?P<x>.+?(?:用|靠|借助|依靠|依赖|使用)(?:的是)?(?:什么|啥)(?!办法|方法|手段|方式|思路|技巧|策略|形式|单位).*)$",
+)
 _f("which", None, r"^which\b(?P<x>.+)$")
 _f("which", None, r"^what (?:kind|type|sort)s? of (?P<x>.+)$")
 _f(

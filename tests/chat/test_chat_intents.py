@@ -33,6 +33,10 @@ from kg.chat.intents import is_demonstrative, parse
             ["dynamic batching", "continuous batching"],
         ),
         ("How does EAGLE differ from Medusa?", "comparison", ["eagle", "medusa"]),
+        # where the difference lies; a contraction; a plural subject
+        ("SGLang 跟 vLLM 差在哪？", "comparison", ["sglang", "vllm"]),
+        ("How's EAGLE different from Medusa?", "comparison", ["eagle", "medusa"]),
+        ("Are CUDA cores the same thing as Tensor Cores?", "comparison", ["cuda cores", "tensor cores"]),
         ("和 vLLM 相关的概念有哪些？", "relation", ["vllm"]),
         ("What is related to LMCache?", "relation", ["lmcache"]),
         ("LMCache 和 KV cache 是什么关系？", "relation", ["lmcache", "kv cache"]),

@@ -420,6 +420,42 @@ def test_an_elliptical_follow_up_continues_the_comparison(glossary: Glossary, en
     ] and "blue-green-deployment" in a.terms
 
 
+def test_a_bare_elliptical_comparison_makes_the_new_name_its_subject(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "And from X?" keeps the topic first (above); a bare "And X?" puts X first
+    state = ConversationState()
+    answer(glossary, engine, "What is a canary deployment?", context=state)
+    answer(glossary, engine, "How is it different from shadow traffic?", context=state)
+    a = answer(glossary, engine, "And blue-green deployments?", context=state)
+    assert a.intent == "comparison"
+    assert [c.term_id for c in a.citations][:1] == ["blue-green-deployment"] and "canary-deployment" in a.terms
+
+
+def test_how_is_that_different_points_back(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "What is a canary deployment?", context=state)
+    a = answer(glossary, engine, "How's that different from shadow traffic?", context=state)
+    assert a.intent == "comparison"
+    assert [c.term_id for c in a.citations][:1] == ["canary-deployment"] and "shadow-traffic" in a.terms
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "vLLM 的 --gpu-memory-utilization 参数默认值是多少？",
+        "What's the default value of max_num_batched_tokens in vLLM?",
+    ],
+)
+def test_a_configuration_key_is_refused_even_next_to_a_glossary_name(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    a = answer(glossary, engine, question, refusal=answers_all)
+    assert not a.grounded and a.decision is not None and a.decision["reason"] == "setting"
+
+
 def test_which_one_of_the_pair_becomes_the_topic(glossary: Glossary, engine: SearchEngine) -> None:
     state = ConversationState(
         topic=["mxu", "sparsecore"], pair=["mxu", "sparsecore"], last_intent="comparison"

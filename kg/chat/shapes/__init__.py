@@ -64,6 +64,9 @@ _ELLIPSIS_FILLER = re.compile(
 )
 
 
+_ELLIPSIS_OTHER_SIDE = re.compile(r"\b(?:from|with|to|against|vs\.?|versus|compared)\b|和|跟|与|比|相比")
+
+
 def _elliptical_comparison(ctx: Ctx) -> list[str] | None:
     """After a comparison, a question that only names another term ("And from blue-green
     deployments?", "那和 TPOT 比呢？") compares the term under discussion with it."""
@@ -75,7 +78,12 @@ def _elliptical_comparison(ctx: Ctx) -> list[str] | None:
         return None
     f = ctx.parsed.folded
     rest = "".join(f[i] for i in range(len(f)) if not any(s.start <= i < s.end for s in ctx.analysis.spans))
-    return [state.topic[0], named[0]] if _ELLIPSIS_FILLER.match(rest) else None
+    if not _ELLIPSIS_FILLER.match(rest):
+        return None
+    # "And from blue-green deployments?" keeps the topic as the subject; a bare "And static
+    # batching?" makes the new name the subject, compared with the topic
+    bare = not _ELLIPSIS_OTHER_SIDE.search(rest)
+    return [named[0], state.topic[0]] if bare else [state.topic[0], named[0]]
 
 
 def shape(ctx: Ctx) -> Answer:
