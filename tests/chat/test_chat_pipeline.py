@@ -429,7 +429,9 @@ def test_a_bare_elliptical_comparison_makes_the_new_name_its_subject(
     answer(glossary, engine, "How is it different from shadow traffic?", context=state)
     a = answer(glossary, engine, "And blue-green deployments?", context=state)
     assert a.intent == "comparison"
-    assert [c.term_id for c in a.citations][:1] == ["blue-green-deployment"] and "canary-deployment" in a.terms
+    assert [c.term_id for c in a.citations][:1] == [
+        "blue-green-deployment"
+    ] and "canary-deployment" in a.terms
 
 
 def test_how_is_that_different_points_back(glossary: Glossary, engine: SearchEngine) -> None:
