@@ -95,6 +95,11 @@ def resolve_reference(ctx: Ctx) -> None:
     if agreeing is not None:
         ctx.referent, ctx.used_context = agreeing
         return
+    if (state is None or not state.topic) and is_demonstrative(p) and _SITUATION_AFTER.match(f, p.end):
+        # "中间激活总是先写回 HBM 再读出来，这种来回怎么省掉？": the demonstrative sums up the
+        # situation the question describes, not a term it names
+        ctx.pronoun = None
+        return
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(f, 0, p.start)]
     boundary = breaks[-1] if breaks else 0
     earlier = [s for s in spans if s.end <= boundary]
@@ -118,6 +123,12 @@ def resolve_reference(ctx: Ctx) -> None:
     if before:
         ctx.referent = before[0].term_id
 
+
+#: Nouns a demonstrative sums a described situation up with ("这种来回", "this problem").
+_SITUATION_AFTER = re.compile(
+    r"\s*(?:情况|问题|现象|来回|往返|开销|场景|过程|毛病|状况|局面|卡顿|浪费|"
+    r"(?:problem|issue|situation|overhead|round[- ]trip|behaviou?r|slowdown|bottleneck)s?\b)"
+)
 
 _NOUN_AFTER = re.compile(r"\s*(?:(?:kind|type|sort|class) of\s+)?([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
 

@@ -764,3 +764,17 @@ def test_a_pronoun_after_a_which_answer_may_point_at_that_answer(
     assert b.grounded and "sglang" in b.terms
     assert b.citations[0].term_id in _near(glossary.defined_view(), "sglang")
     assert s.answered == "torchtpu" or s.answered == "sglang-jax"
+
+
+def test_a_demonstrative_summing_up_the_situation_points_at_no_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "这种来回" is the round trip the question describes, not HBM, which it names before
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    a = answer(glossary, engine, "中间激活总是先写回 HBM 再读出来，这种来回怎么省掉？", refusal=answers_all)
+    assert a.decision is not None and a.decision["reason"] != "named_referent"
+    assert a.intent == "howto_why"
+    # a demonstrative whose noun names the term still points at it
+    b = answer(glossary, engine, "我在读古德哈特定律，这条定律讲的是什么？", refusal=answers_all)
+    assert b.citations and b.citations[0].term_id == "goodhart-s-law"
