@@ -45,6 +45,7 @@ from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
+from kg.chat.shapes.members import asks_for_members, members, members_of
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -131,8 +132,11 @@ def answer(
         ctx.decision.candidate = followup  # about the term itself: which() defines it
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
+    users = _members_asked(ctx, question) if action == "answer" and subject is None else None
     if subject is not None:
         result = not_defined(ctx, full, subject)
+    elif users is not None:
+        result = members(ctx, *users)
     elif action == "clarify":
         result = clarify(ctx)
     elif action == "refuse":
@@ -247,6 +251,19 @@ def _prefer_answered(ctx: Ctx, linker: Linker) -> Retrieval | None:
     if reach(state.answered) < reach(ctx.referent):
         ctx.referent = state.answered
     return searched
+
+
+def _members_asked(ctx: Ctx, question: str) -> tuple[str, list[str], str] | None:
+    """ "Which engines use it?": (the term pointed at, its neighbours of that class, the class
+    word), or None when the question asks no such thing or the graph links no such member."""
+    p, ref = ctx.pronoun, ctx.referent
+    if p is None or not ref or len(ctx.referents) >= 2 or p.ref != "topic":
+        return None
+    cls = asks_for_members(question)
+    if cls is None:
+        return None
+    found = members_of(ctx, ref, cls)
+    return (ref, found, cls) if found else None
 
 
 def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:

@@ -60,6 +60,8 @@ _ZH_PRONOUN = re.compile(
 )
 _EN_PRONOUN = re.compile(
     r"\bthe other one\b|\bthe other(?=\s*(?:[?.!,;:]|$))|\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
+    r"|^which(?= (?:has|have|is|are|was|were|needs?|uses?|gives?|offers?|brought|brings?|supports?|runs?|"
+    r"saves?|works?|costs?|came|comes|makes?|gets?|can|should|would|will)\b)"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
 _EN_THAT = re.compile(
@@ -115,7 +117,7 @@ _ORDINAL_ZH = re.compile(
     r"(?:第(?P<n>[一二三四五12345])(?:个|种|项|者|款|条)|(?P<first>前一个|前一种|头一个)|(?P<last>后一个|后一种|最后一个|最后那个))"
     # a pronoun when it stands for an item ("第二个的核心想法", "后一个呢"), not when it determines a
     # noun ("第一个请求特别慢")
-    r"(?![\u4e00-\u9fff](?<![是的呢和跟与及为有在用要会能比怎吗吧啊呀嘛更最又还也都就才只叫属对不没该主一适分差区跑做负干支占靠先快慢好贵省大小高低强弱])"
+    r"(?![\u4e00-\u9fff](?<![是的呢和跟与及为有在用要会能比怎吗吧啊呀嘛更最又还也都就才只叫属对不没该主一适分差区跑做负干支占靠先快慢好贵省大小高低强弱底内背里])"
     r"|[a-z0-9])"
 )
 _ORDINAL_EN = re.compile(
@@ -202,8 +204,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
         if t.startswith("the other"):
             ref = "other"
-        if t in _PLURAL or t.endswith(" two") or t.startswith("which of"):
-            ref = "both"
+        if t in _PLURAL or t.endswith(" two") or t.startswith("which"):
+            ref = "both"  # "which one" / "which of them" / "Which has more VRAM?": a choice
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_THAT.finditer(folded):
         if _EN_TIME.match(folded, m.end(1)):
@@ -327,7 +329,8 @@ _f(
 _f(
     "comparison",
     None,
-    r"^(?P<a>.+?)(?:和|与|跟|同)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个好|哪个更|谁更|怎么选|如何选)",
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个好|哪个更|谁更|怎么选|如何选|"
+    r"比[,，]?(?:优缺点|优劣|好在哪|强在哪|差在哪|怎么样|如何|谁|更))",
 )
 _f("comparison", None, r"differences? between (?P<a>.+?) and (?P<b>.+?)$")
 _COMPARATIVE_EN = (

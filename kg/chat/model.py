@@ -72,6 +72,8 @@ class Answer:
     focus: list[str] = field(default_factory=list)
     # the terms the question itself names, in the asker's order ("the second one" points here later)
     mentioned: list[str] = field(default_factory=list)
+    # the terms a listing answer lists, in its order ("第二个" after it points here)
+    listed: list[str] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     follow_ups: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -162,6 +164,9 @@ class ConversationState:
             self.pair = focus[:2]
         if len(answer.mentioned) >= 2:
             self.named = list(answer.mentioned)
+        if len(answer.listed) >= 2:
+            # "后者有哪些代表算法？" … "第二个是基于什么信息做的？": the second one the answer listed
+            self.named = list(answer.listed)
         if not used_context or not self.topic:
             self.topic = focus
         elif len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic:

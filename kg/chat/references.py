@@ -29,6 +29,9 @@ __all__ = [
     "resolve_reference",
 ]
 
+#: The most terms a "which one" choice weighs.
+_CHOICE_MAX = 4
+
 _CLAUSE_BREAK = re.compile(
     r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
@@ -52,12 +55,21 @@ def resolve_reference(ctx: Ctx) -> None:
         named = list(dict.fromkeys(s.term_id for s in spans))
         if len(named) >= 2:
             # "AllGather 和 All-to-All 这两个有啥区别", "compute-bound vs memory-bound: how do I tell them apart"
-            ctx.referents = named[:2]
+            ctx.referents = named[:_CHOICE_MAX]
             ctx.referent = named[0]
             return
         if state is not None and len(state.pair) >= 2:
-            ctx.referents = state.pair[:2]
+            # "Which one brought FP8 support?" after "Ampere, Hopper, Blackwell - which years?":
+            # every term the last question named is a choice; comparisons read the first two
+            pool = state.named if len(state.named) > 2 and state.named[:2] == state.pair[:2] else state.pair
+            ctx.referents = pool[:_CHOICE_MAX]
             ctx.referent, ctx.used_context = state.pair[0], True
+            _a_choice(ctx, p)
+            return
+        if state is not None and len(state.named) >= 2 and p.text.startswith("which"):
+            ctx.referents = state.named[:_CHOICE_MAX]
+            ctx.referent, ctx.used_context = state.named[0], True
+            _a_choice(ctx, p)
             return
         if state is not None and state.topic:
             ctx.referent, ctx.used_context = state.topic[0], True
@@ -129,6 +141,14 @@ _SITUATION_AFTER = re.compile(
     r"\s*(?:情况|问题|现象|来回|往返|开销|场景|过程|毛病|状况|局面|卡顿|浪费|"
     r"(?:problem|issue|situation|overhead|round[- ]trip|behaviou?r|slowdown|bottleneck)s?\b)"
 )
+
+
+def _a_choice(ctx: Ctx, p: Pronoun) -> None:
+    """ "Which one needs Hopper?" among the terms under discussion asks to pick one of them,
+    whatever else its verb says ("needs" would read as a relation)."""
+    if p.text.startswith("which") and len(ctx.referents) >= 2:
+        ctx.parsed.intent = "which"
+
 
 _NOUN_AFTER = re.compile(r"\s*(?:(?:kind|type|sort|class) of\s+)?([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
 

@@ -37,6 +37,7 @@ from kg.chat.intents import is_demonstrative, parse
         ("SGLang 跟 vLLM 差在哪？", "comparison", ["sglang", "vllm"]),
         ("How's EAGLE different from Medusa?", "comparison", ["eagle", "medusa"]),
         ("Are CUDA cores the same thing as Tensor Cores?", "comparison", ["cuda cores", "tensor cores"]),
+        ("它跟 PTQ 比优缺点是啥？", "comparison", ["它", "ptq"]),
         # a remedy asked for after the problem; the tool something is done with
         ("激活里异常值太多、不好量化，有什么办法？", "howto_why", ["激活里异常值太多、不好量化"]),
         ("它的检索层一般用什么来存向量？", "which", ["它的检索层一般用什么来存向量"]),

@@ -778,3 +778,31 @@ def test_a_demonstrative_summing_up_the_situation_points_at_no_term(
     # a demonstrative whose noun names the term still points at it
     b = answer(glossary, engine, "我在读古德哈特定律，这条定律讲的是什么？", refusal=answers_all)
     assert b.citations and b.citations[0].term_id == "goodhart-s-law"
+
+
+@pytest.mark.parametrize(
+    ("first", "choice", "expected"),
+    [
+        ("INT8 vs FP8 for inference?", "Which one needs Hopper or newer for native hardware support?", "fp8"),
+        # three named: every one is a choice, not only the first two
+        (
+            "Ampere, Hopper, Blackwell - roughly which years are those?",
+            "Which one brought FP8 support?",
+            "hopper",
+        ),
+    ],
+)
+def test_which_one_picks_the_term_the_given_name_is_linked_to(
+    glossary: Glossary, engine: SearchEngine, first: str, choice: str, expected: str
+) -> None:
+    state = ConversationState()
+    answer(glossary, engine, first, context=state)
+    a = answer(glossary, engine, choice, context=state)
+    assert a.intent == "which" and a.citations[0].term_id == expected
+
+
+def test_which_followed_by_a_verb_is_a_choice() -> None:
+    from kg.chat.intents import find_pronouns
+
+    assert [(p.text, p.ref) for p in find_pronouns("which has more vram?")] == [("which", "both")]
+    assert find_pronouns("which engines use pagedattention?") == []

@@ -91,9 +91,18 @@ def which(ctx: Ctx) -> Answer:
         # "Which of the two doesn't need a separate draft model?": one of the pair, the one a
         # search for the question (pronoun left out) ranks higher; "both" only quantifies the
         # subjects ("Which IR framework do both torch.compile and XLA build on?"), no choice
+        # A name the question gives that the graph links to one of them decides first ("Which
+        # one brought FP8 support?" → Hopper, FP8's neighbour).
         hits = ctx.linker.search(ctx.body_text(substitute=False)).hits
         rank = {h.term_id: i for i, h in enumerate(hits)}
-        return _which_answer(ctx, min(ctx.referents[:2], key=lambda t: rank.get(t, len(hits))))
+        pool = ctx.referents
+        given = [t for t in (ctx.retrieval.named if ctx.retrieval else []) if t not in pool]
+        near = {t: set(ctx.glossary.neighbours(t)) for t in pool}
+
+        def key(t: str) -> tuple[int, int]:
+            return (-sum(n in near[t] for n in given), rank.get(t, len(hits)))
+
+        return _which_answer(ctx, min(pool, key=key))
     found = _answer_term(ctx)
     if found is None and ctx.referent:
         return definition(ctx)  # "第三个是哪家出的？": nothing linked fits; about the term itself

@@ -79,7 +79,9 @@ def listing(ctx: Ctx) -> Answer:
     follow = [c.follow("define", m) for m in members[:1]]
     if len(members) >= 2:
         follow.append(c.follow("compare", members[0], members[1]))
-    return finish(ctx, c, "listing", follow)
+    result = finish(ctx, c, "listing", follow)
+    result.listed = [m for m in members[:10] if m in result.terms]
+    return result
 
 
 def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:

@@ -1,0 +1,124 @@
+"""The members shape: "Which engines use it?", "哪些引擎支持它？" — the terms of a class that the
+term under discussion is linked to, each in its own words, the term itself last.
+
+The question names a class in the plural ("engines", "frameworks", "哪些引擎") and points back at
+a term that is not of that class (FlashAttention is no engine): the answer is the class's
+members among the term's graph neighbours, not the term. A member is a neighbour one of whose
+names or definitions holds the class word ("vLLM: 推理引擎…" for "engines"); a class word that
+says nothing ("things", "东西") lets every neighbour in. Members come in the order the term's own
+definitions name them ("vLLM、TensorRT-LLM 都支持…"), then by a search for the question without
+the term's name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.chat.compose import Composer, best_edge, t
+from kg.chat.context import Ctx
+from kg.chat.model import Answer
+from kg.chat.shapes.common import finish
+from kg.textnorm import fold, has_cjk
+
+__all__ = ["asks_for_members", "members", "members_of"]
+
+#: "Which engines use it?", "What frameworks go through it by default?"
+_EN = re.compile(r"\b(?:which|what)(?: other)? (?P<cls>[a-z][a-z.-]*[a-rt-z]s)\b(?! of\b)(?P<rest>.*)$")
+#: "哪些引擎支持它？", "哪些东西是基于它做的？"
+_ZH = re.compile(
+    r"哪些(?P<cls>[\u4e00-\u9fff]{1,4}?)(?=是|在|会|用|支持|采用|基于|使用|对|能|可以|有|把|跟|和|与|里|中)(?P<rest>.*)$"
+)
+#: The pronoun after the class word that points at the term under discussion.
+_POINTS_BACK = re.compile(r"\b(?:it|its|them|this|that)\b|它|其|这个|该")
+#: After a verb comes its object; after a plural class word, a verb.
+_OBJECT_NEXT = re.compile(r"\s+(?:it|its|the|a|an|this|that|them|they|these|those)\b")
+#: Class words that narrow nothing.
+_GENERIC = frozenset({"things", "ones", "terms", "concepts", "东西", "术语", "概念", "技术"})
+#: Class words of the engine sense ("engines" are inference engines in the sources).
+_SYNONYMS = {
+    "engine": ("engine", "引擎"),
+    "framework": ("framework", "框架"),
+    "引擎": ("engine", "引擎"),
+    "框架": ("framework", "框架"),
+}
+
+
+def asks_for_members(question: str) -> str | None:
+    """The class word of a plural question about the term a pronoun points at ("engines"), ""
+    for a class that narrows nothing, None when the question does not ask for a class's members.
+    Read on the question as asked: normalising makes plurals singular."""
+    text = fold(question)
+    for rx in (_EN, _ZH):
+        m = rx.search(text)
+        if m is None or not _POINTS_BACK.search(m.group("rest")):
+            continue
+        if _OBJECT_NEXT.match(m.group("rest")):
+            return None  # "what uses it": a verb, not a plural class
+        cls = m.group("cls")
+        return "" if cls in _GENERIC else cls
+    return None
+
+
+def _singular(cls: str) -> str:
+    if has_cjk(cls):
+        return cls
+    if cls.endswith("ies"):
+        return cls[:-3] + "y"
+    return cls[:-1]
+
+
+def members_of(ctx: Ctx, term_id: str, cls: str) -> list[str]:
+    """The neighbours of *term_id* of the class *cls*, by rank in a search for the question."""
+    g = ctx.glossary
+    mine = [fold(x) for x in g.terms[term_id].all_names()]
+
+    def kind_of_it(n: str) -> bool:
+        # "Intermediate representation" for MLIR: the kind it is by name, not a member
+        return any(
+            len(x) >= 4 and x != m and m.endswith(x) for x in map(fold, g.terms[n].all_names()) for m in mine
+        )
+
+    near = [n for n in g.neighbours(term_id) if n != term_id and g.terms[n].definitions and not kind_of_it(n)]
+    if cls:
+        word = _singular(cls)
+        keys = _SYNONYMS.get(word, (word,))
+
+        def of_class(n: str) -> bool:
+            term = g.terms[n]
+            texts = [fold(x) for x in term.all_names()] + [fold(d.text) for d in term.definitions]
+            return any(k in x for k in keys for x in texts)
+
+        near = [n for n in near if of_class(n)]
+    # the order the term's own definitions name them in ("vLLM、TensorRT-LLM 等引擎都支持"), then
+    # the rest by a search for the question
+    own = " ".join(fold(d.text) for d in g.terms[term_id].definitions)
+    hits = ctx.linker.search(ctx.body_text(substitute=False)).hits
+    rank = {h.term_id: i for i, h in enumerate(hits)}
+
+    def named_at(n: str) -> int:
+        found = [own.find(fold(x)) for x in g.terms[n].all_names() if len(x) >= 2]
+        return min((i for i in found if i >= 0), default=len(own) + 1)
+
+    return sorted(near, key=lambda n: (named_at(n), rank.get(n, len(hits)), n))
+
+
+def members(ctx: Ctx, term_id: str, found: list[str], cls: str) -> Answer:
+    """The members first, each with the sentence linking it to *term_id* (else its definition)."""
+    g = ctx.glossary
+    ctx.focus = [*found[:4], term_id]
+    ctx.linked_by = "context"
+    c = Composer(g, ctx.lang)
+    c.add(t(ctx.lang, "members_head", a=c.bold(term_id), cls=cls or c.name(term_id)))
+    for n in found[:4]:
+        d = g.terms[n].definitions[0]
+        marker = c.cite(n, d.source, d.text, "definition", d.line)
+        edge = best_edge(g, n, term_id)
+        emarker = c.edge_marker(edge, n) if edge is not None else ""
+        colon = t(ctx.lang, "colon")
+        c.add(f"- {c.bold(n)}{colon}{c.q(d.text)} {''.join(dict.fromkeys((marker, emarker)))}".rstrip())
+    c.add(c.bold(term_id, full=True))
+    c.first_definition(g.terms[term_id])
+    follow = [c.follow("define", found[0])]
+    result = finish(ctx, c, "listing", follow)
+    result.listed = found[:4]
+    return result
