@@ -222,7 +222,14 @@ def is_demonstrative(p: Pronoun) -> bool:
 
 _LEAD = re.compile(
     r"^(?:\s*(?:那么|那|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
-    r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello)\b)[\s,.!:;~-]*)+",
+    # a change of subject opens the question but says nothing of what it is about: the search
+    # and the refusal model see the question without it ("lol unrelated, what's a good name for
+    # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole
+    r"换个话题|换个问题|另一个问题|顺便问一下|顺便问下|顺便问|不聊这个了|说点别的|话说|对了|哈哈+|"
+    r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello|"
+    r"something else|unrelated|different question|another question|on another note|by the way|btw|"
+    r"new question|totally different|totally off[- ]topic|off[- ]topic|random question|lol|haha|"
+    r"switching topics|anyway)\b(?:[\s,]*but\b)?)[\s,.!:;~—–-]*)+",
 )
 _TRAIL = re.compile(r"[\s?.!~。？！…]+$")
 _CLAUSE = re.compile(

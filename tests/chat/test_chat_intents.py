@@ -353,3 +353,19 @@ def test_a_lead_naming_the_referent_makes_the_question_about_it(question: str, i
 )
 def test_a_question_for_a_term_described_through_a_pronoun_asks_which(question: str, intent: str) -> None:
     assert parse(question).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "body"),
+    [
+        ("lol unrelated, what's a good name for a cat?", "what's a good name for a cat"),
+        ("Unrelated, but can you recommend a good pizza place?", "can you recommend a good pizza place"),
+        ("换个话题：Evals 和 benchmark 有什么不一样？", "evals和benchmark有什么不一样"),
+    ],
+)
+def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) -> None:
+    from kg.chat.intents import TOPIC_SWITCH
+
+    p = parse(question)
+    assert p.body is not None and p.body.text == body
+    assert TOPIC_SWITCH.match(p.folded)  # the switch itself is still read on the whole question
