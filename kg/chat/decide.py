@@ -182,6 +182,52 @@ def _names_a_setting(engine: SearchEngine, folded: str) -> bool:
     return any(not engine.matcher.exact(m.group(0).lstrip("-")) for m in _SETTING_NAME.finditer(folded))
 
 
+#: A name glossed in brackets right after a Chinese name ("潮汐批处理（tidal batching）"), or an
+#: abbreviation after a Latin one ("token-elastic decoding (TED)").
+_GLOSS = re.compile(
+    r"[\u4e00-\u9fff”\"]\s*[（(]\s*(?P<gloss>[a-z][a-z0-9+.-]*(?: [a-z0-9+.-]+){0,3})\s*[）)]"
+    r"|[a-z]\s*[（(](?P<abbr>[a-z]{2,6})[）)]"
+)
+#: Words no name is made of: a gloss holding one is a remark ("(not the NVIDIA thing)").
+_GLOSS_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "not",
+        "of",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "it",
+        "this",
+        "that",
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "etc",
+        "aka",
+        "vs",
+    }
+)
+
+
+def _glosses_an_unknown_name(engine: SearchEngine, folded: str) -> bool:
+    """The question glosses a name in brackets that is no glossary name, and one of whose words
+    is no word of a glossary name nor a typo of one."""
+    for m in _GLOSS.finditer(folded):
+        gloss = (m.group("gloss") or m.group("abbr") or "").strip()
+        words = re.findall(r"[a-z][a-z0-9+]*", gloss)
+        if not words or any(w in _GLOSS_STOP for w in words) or engine.matcher.exact(gloss):
+            continue
+        if any(not _near_name(engine, w) for w in words):
+            return True
+    return False
+
+
 def _names_a_term(engine: SearchEngine, parsed: Parsed) -> bool:
     """A slot of the question is exactly a glossary name: the subject of a definition or listing
     ("有哪些量化方法" → 量化), or one side of a comparison."""
@@ -311,6 +357,10 @@ def decide(
     candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
+    if parsed.intent not in ("comparison", "relation") and _glosses_an_unknown_name(engine, parsed.folded):
+        # "反向投机预填充（reverse speculative prefill）能把首 token 延迟降多少？": the question
+        # introduces its subject by a name the glossary has never seen, nor anything like it
+        return Decision("refuse", False, "unknown_name", p, candidate, feats)
     if _names_a_setting(engine, parsed.folded):
         # "vLLM 的 --gpu-memory-utilization 默认值是多少？", "nginx worker_connections": the
         # glossary defines concepts, not the flags and keys of a program's configuration

@@ -442,6 +442,18 @@ def test_how_is_that_different_points_back(glossary: Glossary, engine: SearchEng
     assert [c.term_id for c in a.citations][:1] == ["canary-deployment"] and "shadow-traffic" in a.terms
 
 
+def test_a_subject_glossed_by_an_unknown_name_is_refused(glossary: Glossary, engine: SearchEngine) -> None:
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    made_up = answer(glossary, engine, "潮汐批处理（tidal batching）是怎么工作的？", refusal=answers_all)
+    assert not made_up.grounded and made_up.decision is not None
+    assert made_up.decision["reason"] == "unknown_name"
+    # a gloss that is a glossary name, or made of its words, is the term itself
+    for q in ("蒸餾（distillation）是在做什麼？", "分离式部署（disaggregated serving）是什么"):
+        a = answer(glossary, engine, q, refusal=answers_all)
+        assert a.grounded, q
+
+
 @pytest.mark.parametrize(
     "question",
     [
