@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kg.chat.intents import LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
+from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
 from kg.chat.linking import Analysis
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
 from kg.chat.retrieve import Retrieval
@@ -119,14 +119,6 @@ class Decision:
     features: dict[str, float] = field(default_factory=dict)
 
 
-# "Which" questions about a fact of the term under discussion (who made it, when, in which paper)
-# rather than about another term that plays a role.
-_ASKS_ATTRIBUTE = re.compile(
-    r"哪家|哪个公司|哪间公司|哪个厂|谁(?:做|出|开发|提出|发明|推出)|哪一?年|什么时候|哪篇|哪位|"
-    r"\bwho\b|\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
-)
-
-
 def _candidate(
     parsed: Parsed,
     analysis: Analysis,
@@ -146,7 +138,7 @@ def _candidate(
         return min(listed, key=lambda t: order.index(t) if t in order else len(order))
     if parsed.intent == "which" or asks_for_remedy(parsed, analysis):
         exclude = [*retrieval.named, *([referent] if referent else [])]
-        attribute = _ASKS_ATTRIBUTE.search(parsed.folded)
+        attribute = ASKS_ATTRIBUTE.search(parsed.folded)
         if attribute and (referent or attribute.group(0) not in ("when", "什么时候")):
             # "TGI 是哪家出的", "第三个是哪家出的": a fact about the term the question names, or else
             # about the term under discussion, not another term

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kg.chat.intents import ASKS_ATTRIBUTE
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -40,12 +41,6 @@ POOL_DEPTH = 8
 
 MODEL_PATH = Path(__file__).parent / "data" / "followup_ranker.json"
 
-# "who made it", "when", "which paper": a fact of the term under discussion, not another term
-_ATTRIBUTE = re.compile(
-    r"哪家|哪个公司|哪间公司|哪个厂|谁(?:做|出|开发|提出|发明|推出)|哪一?年|什么时候|哪篇|哪位|"
-    r"\bwho (?:made|built|created|developed|released|proposed|invented)\b|"
-    r"\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
-)
 
 # "which …" / "哪个 …": a relation question that asks for a term by what it does to the referent
 _ASKS_WHICH = re.compile(r"哪(?:个|種|种|些|一|套|类|類|家|款|条|項|项)|\bwhich\b")
@@ -112,7 +107,7 @@ def candidate_features(
     confused = {e.target if e.source == referent else e.source for e in glossary.confusables(referent)}
     label = (glossary.terms[referent].labels.get("en") or "").lower()
     ext = re.compile(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])") if len(label) >= 4 else None
-    attribute = bool(_ATTRIBUTE.search(question))
+    attribute = bool(ASKS_ATTRIBUTE.search(question))
     last = set(last_terms)
     out: dict[str, dict[str, float]] = {}
     for t in pool:

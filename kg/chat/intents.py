@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["LIST_CLASS_TAIL", "TOPIC_SWITCH", "Parsed", "Pronoun", "Slot", "parse"]
+__all__ = ["ASKS_ATTRIBUTE", "LIST_CLASS_TAIL", "TOPIC_SWITCH", "Parsed", "Pronoun", "Slot", "parse"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,14 @@ _EN_THAT = re.compile(
     r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid)\s+|\b(?:how|what|where|why)'s\s+)(that)\b"
     r"(?!\s+(?:it|they|we|i|you|he|she|there|this|these|those|is|was|are|will|would|can|could)\b)"
 )
+#: A question asking a fact of a term ("TGI 是哪家出的", "who made it", "which paper"), not for
+#: another term: the decision stage answers with the term itself, the follow-up ranker reads it
+#: as a feature (kg/chat/decide.py, kg/chat/followup.py).
+ASKS_ATTRIBUTE = re.compile(
+    r"哪家|哪个公司|哪间公司|哪个厂|谁(?:做|出|开发|提出|发明|推出)|哪一?年|什么时候|哪篇|哪位|"
+    r"\bwho\b|\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
+)
+
 #: Words opening a question that leaves the conversation's subject.
 TOPIC_SWITCH = re.compile(
     r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
