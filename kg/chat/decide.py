@@ -38,6 +38,7 @@ from typing import Literal
 
 from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
 from kg.chat.linking import Analysis
+from kg.chat.normalize import two_name_words
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
@@ -306,10 +307,16 @@ def _near_name(engine: SearchEngine, token: str) -> bool:
     from rapidfuzz import fuzz, process
 
     words = name_parts(engine).word_list
+    known = name_parts(engine).words
     key = fold(token)
-    return key in name_parts(engine).words or bool(
-        process.extractOne(key, words, scorer=fuzz.ratio, score_cutoff=85)
-    )
+    if key in known:
+        return True
+    parts = two_name_words(key, known)
+    if parts is not None and not engine.matcher.exact(" ".join(parts)):
+        # two name words run together that name nothing ("StreamingLLM", "SpiralKV"): a new
+        # name, not a typo of "streaming" ("kvcache" is KV cache, a name)
+        return False
+    return bool(process.extractOne(key, words, scorer=fuzz.ratio, score_cutoff=85))
 
 
 def decide(

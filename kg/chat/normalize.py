@@ -8,7 +8,8 @@
   推論 → 推理) before linking, so that "KV 快取" finds KV cache.
 - Typos of glossary words: a Latin word of five letters or more that no term's text uses and
   that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
-  ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency").
+  ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency"); two name
+  words run together are a new name, not a typo ("StreamingLLM" stays).
 - One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
   "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
@@ -219,11 +220,22 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
     return "".join(out)
 
 
+def two_name_words(word: str, known: frozenset[str]) -> tuple[str, str] | None:
+    """*word* (folded) as two glossary name words run together ("streamingllm" → streaming, llm),
+    or None. Such a word is a new name built from known ones, not a typo of either."""
+    for i in range(2, len(word) - 1):
+        if word[:i] in known and word[i:] in known:
+            return word[:i], word[i:]
+    return None
+
+
 def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
     """*word*, or the glossary name word it misspells (see the module docstring)."""
     low = word.lower()
     if len(low) < 5 or low in known or low in vocabulary or not low.isalpha():
         return word
+    if two_name_words(low, known) is not None:
+        return word  # "StreamingLLM" is no typo of "streaming"
     from rapidfuzz import fuzz, process
 
     best = process.extractOne(low, choices, scorer=fuzz.ratio, score_cutoff=85)

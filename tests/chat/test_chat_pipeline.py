@@ -96,6 +96,9 @@ def test_typos_of_glossary_words_are_corrected(glossary: Glossary) -> None:
     assert q.text == "Tensor parallelism: does it need NVLink?"
     q = normalize("best batch size for baking cookies", known_words(glossary), latin_vocabulary(glossary))
     assert q.text == "best batch size for baking cookies"
+    # "streaming" is 86 % like "streamingllm", but two name words run together are no typo
+    q = normalize("attention sinks in StreamingLLM", known_words(glossary), latin_vocabulary(glossary))
+    assert q.text.endswith("StreamingLLM")
 
 
 def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
@@ -203,6 +206,8 @@ def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: Sea
         # a capitalised word no glossary text uses heads the subject
         ("What is the Marlin kernel for INT4 inference?", "unknown_name"),
         ("What is ShardSpill offloading in multi-node serving?", "unknown_name"),
+        # two name words run together that name nothing: a new name, not a typo of either
+        ("What is an attention sink in StreamingLLM?", "unknown_name"),
     ],
 )
 def test_decision_rules_before_the_model(
