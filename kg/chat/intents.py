@@ -175,6 +175,12 @@ def _ordinals(folded: str) -> list[Pronoun]:
     return out
 
 
+#: A word right before an emphatic "itself" ("Docker itself", "Whisper itself is …"), not a verb
+#: or preposition whose object it is ("does it by itself", "speaks for itself").
+_AFTER_A_NOUN = re.compile(
+    r"(?<![a-z])(?!(?:by|for|of|to|in|on|with|about|is|does|do|did|was|it)\s)[a-z0-9.+-]+\s+$"
+)
+
 #: A demonstrative that determines a time ("this year", "these days", "这个月", "这一周") points at
 #: no term: "Do you think the Lakers will make the playoffs this year?" continues nothing.
 _EN_TIME = re.compile(
@@ -208,6 +214,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
     for m in _EN_PRONOUN.finditer(folded):
         if any(a <= m.start() < b for a, b in taken) or _determines_a_time(folded, m):
             continue
+        if m.group(0) in ("itself", "themselves") and _AFTER_A_NOUN.search(folded, 0, m.start()):
+            continue  # "And Docker itself?": emphasises the name before it, points nowhere else
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
         if t.startswith("the other"):

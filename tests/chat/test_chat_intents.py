@@ -369,3 +369,17 @@ def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) ->
     p = parse(question)
     assert p.body is not None and p.body.text == body
     assert TOPIC_SWITCH.match(p.folded)  # the switch itself is still read on the whole question
+
+
+@pytest.mark.parametrize(
+    ("question", "pronouns"),
+    [
+        ("And Docker itself?", []),  # emphasises the name before it
+        ("Whisper itself is what kind of model?", []),
+        ("Does it do that by itself?", ["it", "that", "itself"]),  # the object of "by"
+    ],
+)
+def test_an_emphatic_itself_points_at_the_name_before_it(question: str, pronouns: list[str]) -> None:
+    from kg.chat.intents import find_pronouns
+
+    assert [p.text for p in find_pronouns(parse(question).folded)] == pronouns
