@@ -290,7 +290,7 @@ def test_second_contrast_dev_split_is_disjoint_from_the_first() -> None:
 
 
 def test_third_contrast_dev_split_repeats_no_dev_pair_and_no_test_pair() -> None:
-    """dev3 (written blind from the sources, tests/data/make_contrast_dev3.py): no exact dev / dev2
+    """dev3 (written blind from the sources, tests/data/make_contrast_split.py dev3): no exact dev / dev2
     pair, and no test pair by name (the script also compares them by term ids on a build)."""
     from kg.evaluation.contrasts import load_pairs
 

@@ -1,22 +1,25 @@
-"""Make the third contrast dev split from the blind pairs a helper wrote from the sources only.
+"""Make a contrast dev split from the blind pairs a helper wrote from the sources only.
 
-    PYTHONPATH=. python tests/data/make_contrast_dev3.py   # writes contrast_pairs_dev3.jsonl
+    PYTHONPATH=. python tests/data/make_contrast_split.py dev3   # writes contrast_pairs_dev3.jsonl
+    PYTHONPATH=. python tests/data/make_contrast_split.py dev4   # writes contrast_pairs_dev4.jsonl
 
-Reads ``blind/contrast_pairs_dev3.jsonl`` (as written, labels untouched) and leaves out
+Reads ``blind/contrast_pairs_NAME.jsonl`` (as written, labels untouched) and leaves out
 
 - every pair whose two sides resolve (as ``glossary eval-contrasts`` resolves them, on a fresh
   in-memory build) to the same unordered pair of term ids as a pair of the test split, or that
   names the same two names (the first of each side, folded), so that tuning on dev3 never tunes
   on a test pair; the test split's pairs are compared by key only and never printed;
-- every exact duplicate of a pair of the dev or dev2 split: the same two names (the first of each
-  side, folded), the same label. A pair naming the same two terms by other names is kept (the
-  helper wrote it from its own sentence) and only counted.
+- every exact duplicate of a pair of an earlier dev split (dev and dev2 for dev3; dev, dev2 and
+  dev3 for dev4): the same two names (the first of each side, folded), the same label; and a
+  pair that repeats an earlier line of the same file. A pair naming the same two terms by other
+  names is kept (the helper wrote it from its own sentence) and only counted.
 
 A side no node names is compared by its folded names instead of ids. Prints the counts only.
 """
 
 from __future__ import annotations
 
+import sys
 from itertools import product
 from pathlib import Path
 
@@ -41,7 +44,14 @@ def name_pair(p: LabelledPair) -> frozenset[str]:
     return frozenset((fold(p.a[0]), fold(p.b[0])))
 
 
-def main() -> None:
+#: The earlier dev splits each split is deduplicated against.
+EARLIER = {
+    "dev3": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl"),
+    "dev4": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl", "contrast_pairs_dev3.jsonl"),
+}
+
+
+def main(split: str) -> None:
     result = build_graph(default_corpus_dir())
     names = _Names(result.terms)
     test_keys: set[frozenset[str]] = set()
@@ -51,13 +61,13 @@ def main() -> None:
         test_names.add(name_pair(p))
     dev_keys: set[tuple[frozenset[str], str]] = set()
     dev_names: set[tuple[frozenset[str], str]] = set()
-    for f in ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl"):
+    for f in EARLIER[split]:
         for p in load_pairs(HERE / f):
             dev_keys |= {(k, p.label) for k in pair_keys(names, p)}
             dev_names.add((name_pair(p), p.label))
-    text = (HERE / "blind" / "contrast_pairs_dev3.jsonl").read_text(encoding="utf-8")
+    text = (HERE / "blind" / f"contrast_pairs_{split}.jsonl").read_text(encoding="utf-8")
     raw = [line for line in text.splitlines() if line.strip()]
-    pairs = load_pairs(HERE / "blind" / "contrast_pairs_dev3.jsonl")
+    pairs = load_pairs(HERE / "blind" / f"contrast_pairs_{split}.jsonl")
     kept, in_test, exact, same_ids = [], 0, 0, 0
     for line, p in zip(raw, pairs, strict=True):
         keys = pair_keys(names, p)
@@ -66,15 +76,16 @@ def main() -> None:
         elif (name_pair(p), p.label) in dev_names:
             exact += 1
         else:
+            dev_names.add((name_pair(p), p.label))  # a line repeating an earlier one of this file
             same_ids += bool({(k, p.label) for k in keys} & dev_keys)
             kept.append(line)
-    (HERE / "contrast_pairs_dev3.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    (HERE / f"contrast_pairs_{split}.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
     print(
-        f"dev3: {len(raw)} written blind; left out: {in_test} test pairs, {exact} exact dev/dev2 pairs "
+        f"{split}: {len(raw)} written blind; left out: {in_test} test pairs, {exact} exact earlier pairs "
         f"(same two names, same label); {len(kept)} kept, {same_ids} of them naming the two terms "
-        "of a dev/dev2 pair of the same label by other names"
+        "of an earlier dev pair of the same label by other names"
     )
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else "dev3")
