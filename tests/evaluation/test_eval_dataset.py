@@ -289,27 +289,35 @@ def test_second_contrast_dev_split_is_disjoint_from_the_first() -> None:
     assert not {key(p) for p in dev} & {key(p) for p in dev2}
 
 
-def test_third_contrast_dev_split_repeats_no_dev_pair_and_no_test_pair() -> None:
-    """dev3 (written blind from the sources, tests/data/make_contrast_split.py dev3): no exact dev / dev2
-    pair, and no test pair by name (the script also compares them by term ids on a build)."""
+@pytest.mark.parametrize(
+    ("split", "earlier", "explicit"),
+    [
+        ("dev3", ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl"), 20),
+        ("dev4", ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl", "contrast_pairs_dev3.jsonl"), 9),
+    ],
+)
+def test_later_contrast_dev_splits_repeat_no_dev_pair_and_no_test_pair(
+    split: str, earlier: tuple[str, ...], explicit: int
+) -> None:
+    """dev3 and dev4 (written blind from the sources, ``tests/data/make_contrast_split.py NAME``):
+    no exact pair of an earlier dev split, and no test pair by name (the script also compares them
+    by term ids on a build)."""
     from kg.evaluation.contrasts import load_pairs
 
     data = Path(__file__).resolve().parents[1] / "data"
-    dev3 = load_pairs(data / "contrast_pairs_dev3.jsonl")
+    pairs = load_pairs(data / f"contrast_pairs_{split}.jsonl")
     assert (
-        len({p.id for p in dev3}) == len(dev3)
-        and sum(p.label == "contrast" and p.explicit for p in dev3) >= 20
+        len({p.id for p in pairs}) == len(pairs)
+        and sum(p.label == "contrast" and p.explicit for p in pairs) >= explicit
     )
 
     def key(p):  # type: ignore[no-untyped-def]
         return frozenset(n.casefold() for n in (p.a[0], p.b[0])), p.label
 
-    seen = {
-        key(p) for f in ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl") for p in load_pairs(data / f)
-    }
-    assert not {key(p) for p in dev3} & seen
+    seen = {key(p) for f in earlier for p in load_pairs(data / f)}
+    assert not {key(p) for p in pairs} & seen
     test = {key(p)[0] for p in load_pairs(data / "contrast_pairs_test.jsonl")}
-    assert not {key(p)[0] for p in dev3} & test
+    assert not {key(p)[0] for p in pairs} & test
 
 
 def test_unseen_queries_leave_out_texts_already_seen() -> None:
