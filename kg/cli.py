@@ -879,6 +879,7 @@ DEFAULT_ANNOTATE_SPLITS = (
     "dev-traps=tests/data/annotate_dev_traps.jsonl",
     "dev-traps2=tests/data/annotate_dev_traps2.jsonl",
     "dev-traps3=tests/data/annotate_dev_traps3.jsonl",
+    "dev-traps4=tests/data/annotate_dev_traps4.jsonl",
     "test=tests/data/annotate_test.jsonl",
 )
 ErrorsOpt = typer.Option(

@@ -81,6 +81,12 @@ and ``dev-traps``; rules 5–9 were also checked on ``dev-traps2``, see docs/EVA
    the one before. Abbreviations and names of several Latin words are left alone: asking them
    for support lost mentions on dev ("… with EP=32", "GPU 上的…").
 
+12. *The page's own sense, marked*: when a name recurs in a paragraph and a later use is
+   introduced as the sense the page means ("我们说的 MIG 是…", "本文的混合模型则指…", "另一个 EP",
+   "UVA 在我们这里指…", "in this doc Hopper means …", "the other Triton"), the uses of the same
+   term before it in that paragraph are the other sense and are dropped ("我爸说的 MIG 是熔化极气体
+   保护焊"), whatever kind of name it is.
+
 **Same-named terms** (:attr:`NameEntry.rivals`): the term the sentence's words support most
 (same signature score) wins when it leads by :data:`RIVAL_MARGIN`; the term the text names
 exactly is kept otherwise, and marked ambiguous when a rival scores as well. A rival spelled
@@ -926,3 +932,30 @@ def other_expansion(letters: str, own_names: Iterable[str], sentence: str) -> bo
         if capitals or _EXP_CUE.search(sentence, max(0, first.start() - 20), first.start()):
             other = True
     return other
+
+
+#: Words right before a name that mark it as the sense the page means, set against an earlier
+#: use of the same name in the paragraph ("我们说的 MIG 是…", "本文的混合模型则指…", "另一个 EP",
+#: "the other Triton", "in this doc Hopper means …", "we mean X").
+_OWN_SENSE_BEFORE = re.compile(
+    r"(?:(?:我们|咱们|这里|此处|本文|本篇|文中|下文|我们这里|我们这边|这边)(?:所|要)?"
+    r"(?:说|讲|谈|指|关心|讨论|用到|提到|聊)的|另一个|另一种|另外一个)\s*$"
+    r"|\b(?:the other|another|we mean|in (?:this|our) (?:doc|document|article|post|page|guide|note|context|codebase|team)s?,?"
+    r"(?: by)?|(?:for us|here),)\s+$",
+    re.IGNORECASE,
+)
+#: …or right after it ("UVA 在我们这里指…", "Hopper here means …", "X, in our context, is …").
+_OWN_SENSE_AFTER = re.compile(
+    r"^\s*(?:在(?:我们|本文|这里|这边|此处)(?:这里|这边|里|中)?(?:指|是|说的是)|"
+    r"(?:here|in this (?:doc|document|article|post|page|guide|note|context)),? (?:means|refers to|is)\b)",
+    re.IGNORECASE,
+)
+
+
+def marks_own_sense(original: str, start: int, end: int) -> bool:
+    """The name at ``original[start:end]`` is introduced as the page's own sense of it, set
+    against another use of the same name (rule 12 of the module docstring)."""
+    return bool(
+        _OWN_SENSE_BEFORE.search(original[max(0, start - 24) : start])
+        or _OWN_SENSE_AFTER.match(original[end : end + 30])
+    )

@@ -153,6 +153,8 @@ class Annotator:
 
         kept = self._decide(hits, folded.text, text, folded.to_original, options, support)
         hits = self._reconsider(found, hits, kept, folded.text, text, folded.to_original, options, support)
+        if options.context:
+            hits = _other_senses_dropped(hits, text, folded.to_original)
         mentions: list[Mention] = []
         seen: set[tuple[str, int]] = set()
         for h in hits:
@@ -564,6 +566,25 @@ class Annotator:
             ambiguous=h.ambiguous,
             candidates=candidates,
         )
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n|</p>|<br\s*/?>|</li>", re.IGNORECASE)
+
+
+def _other_senses_dropped(hits: list[_Hit], original: str, to_orig: Any) -> list[_Hit]:
+    """Rule 12 of :mod:`kg.annotate.context`: uses of a term before the one the paragraph marks
+    as its own sense are the other sense."""
+    drop: set[int] = set()
+    for k, h in enumerate(hits):
+        if k == 0 or not ctxmod.marks_own_sense(original, to_orig(h.start), to_orig(h.end)):
+            continue
+        for j in range(k - 1, -1, -1):
+            between = original[to_orig(hits[j].end) : to_orig(h.start)]
+            if _PARAGRAPH_BREAK.search(between):
+                break
+            if hits[j].term_id == h.term_id:
+                drop.add(j)
+    return [h for i, h in enumerate(hits) if i not in drop] if drop else hits
 
 
 def _aligned(original: str, folded: str, to_orig: Any) -> str:

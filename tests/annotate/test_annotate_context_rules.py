@@ -194,3 +194,19 @@ def test_a_chinese_verbal_noun_before_a_term_is_its_verb_not_a_foreign_modifier(
     assert ("decode", "decode") in found(ann("TPOT 只对应 decode 这一步。"))
     # a plain noun before it still makes a compound of another thing
     assert ("温度", "temperature") not in found(ann("CPU 的核心温度超过 90 度。"))
+
+
+def test_a_use_marked_as_the_pages_own_sense_drops_the_earlier_ones(ann: Any) -> None:
+    # rule 12: "我们说的 MIG" sets the welder's MIG before it apart
+    welded = "我爸是焊工，他说的 MIG 是熔化极气体保护焊。我们说的 MIG 是把一张 A100 切成最多七个隔离实例。"
+    found_mig = [m for m in ann(welded).mentions if m.term_id == "multi-instance-gpu"]
+    assert len(found_mig) == 1 and found_mig[0].start == welded.index("MIG", welded.index("我们说的"))
+    band = "The band just released a new EP. The other EP is expert parallelism across 32 GPUs."
+    eps = [m for m in ann(band).mentions if m.text == "EP"]
+    assert len(eps) == 1 and eps[0].start == band.rindex("EP")
+    # control: a name used twice in one sense, with no such marker, keeps both uses
+    twice = "我们用 MIG 把 A100 切开；MIG 的每个实例有独立的显存。"
+    assert sum(m.term_id == "multi-instance-gpu" for m in ann(twice).mentions) == 2
+    # the marker reaches back to the paragraph's start only
+    other_paragraph = "MIG 把 A100 切成七份。\n\n我们说的 MIG 是同一个东西。"
+    assert sum(m.term_id == "multi-instance-gpu" for m in ann(other_paragraph).mentions) == 2
