@@ -414,29 +414,24 @@ def test_two_names_joined_by_and_are_both_defined_in_the_users_order(
     assert a.citations[0].term_id == "kv-cache" and "pagedattention" in a.terms
 
 
-def test_an_elliptical_follow_up_continues_the_comparison(glossary: Glossary, engine: SearchEngine) -> None:
-    state = ConversationState()
-    answer(glossary, engine, "What is a canary deployment?", context=state)
-    answer(glossary, engine, "How is it different from shadow traffic?", context=state)
-    a = answer(glossary, engine, "And from blue-green deployments?", context=state)
-    assert a.intent == "comparison"
-    assert [c.term_id for c in a.citations][:1] == [
-        "canary-deployment"
-    ] and "blue-green-deployment" in a.terms
-
-
-def test_a_bare_elliptical_comparison_makes_the_new_name_its_subject(
-    glossary: Glossary, engine: SearchEngine
+@pytest.mark.parametrize(
+    ("follow_up", "first", "second"),
+    [
+        # "And from X?" keeps the topic as the subject
+        ("And from blue-green deployments?", "canary-deployment", "blue-green-deployment"),
+        # a bare "And X?" makes X the subject, compared with the topic
+        ("And blue-green deployments?", "blue-green-deployment", "canary-deployment"),
+    ],
+)
+def test_an_elliptical_follow_up_continues_the_comparison(
+    glossary: Glossary, engine: SearchEngine, follow_up: str, first: str, second: str
 ) -> None:
-    # "And from X?" keeps the topic first (above); a bare "And X?" puts X first
     state = ConversationState()
     answer(glossary, engine, "What is a canary deployment?", context=state)
     answer(glossary, engine, "How is it different from shadow traffic?", context=state)
-    a = answer(glossary, engine, "And blue-green deployments?", context=state)
+    a = answer(glossary, engine, follow_up, context=state)
     assert a.intent == "comparison"
-    assert [c.term_id for c in a.citations][:1] == [
-        "blue-green-deployment"
-    ] and "canary-deployment" in a.terms
+    assert [c.term_id for c in a.citations][:1] == [first] and second in a.terms
 
 
 def test_how_is_that_different_points_back(glossary: Glossary, engine: SearchEngine) -> None:
