@@ -175,6 +175,14 @@ def _names_a_setting(engine: SearchEngine, folded: str) -> bool:
     return any(not engine.matcher.exact(m.group(0).lstrip("-")) for m in _SETTING_NAME.finditer(folded))
 
 
+#: A request for a joke, a poem, a song or a story.
+_CREATIVE = re.compile(
+    r"^(?:(?:can|could|would|will) you |please |pls )?(?:tell|give|write|make up|sing|compose|invent)\b"
+    r"(?: me| us)? (?:a |an |another |some )?(?:\w+ )?(?:joke|poem|haiku|limerick|song|story|rap|riddle|pun)s?\b"
+    r"|^(?:你|请你?|麻烦你?)?(?:给我|帮我|给大家)?(?:讲|说|来|写|编)(?:个|一个|一首|一段|首|段|几个)?"
+    r"[^，。？?]{0,16}?(?:笑话|段子|诗(?![意人])|歌词)"
+)
+
 #: A name glossed in brackets right after a Chinese name ("潮汐批处理（tidal batching）"), or an
 #: abbreviation after a Latin one ("token-elastic decoding (TED)").
 _GLOSS = re.compile(
@@ -356,6 +364,10 @@ def decide(
     candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
+    if _CREATIVE.search(body):
+        # "Tell me a joke about GPUs", "写一首关于 KV cache 的诗": a request for entertainment,
+        # which a glossary has no sentence for, whatever term it names
+        return Decision("refuse", False, "chit_chat", p, candidate, feats)
     if parsed.intent not in ("comparison", "relation") and _glosses_an_unknown_name(engine, parsed.folded):
         # "反向投机预填充（reverse speculative prefill）能把首 token 延迟降多少？": the question
         # introduces its subject by a name the glossary has never seen, nor anything like it

@@ -208,6 +208,9 @@ def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: Sea
         ("What is ShardSpill offloading in multi-node serving?", "unknown_name"),
         # two name words run together that name nothing: a new name, not a typo of either
         ("What is an attention sink in StreamingLLM?", "unknown_name"),
+        # a request for entertainment, whatever term it names
+        ("Tell me a joke about GPUs.", "chit_chat"),
+        ("写一首关于 KV cache 的诗", "chit_chat"),
     ],
 )
 def test_decision_rules_before_the_model(
