@@ -379,14 +379,17 @@ def render_memory(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _size_names(rows: list[dict[str, Any]]) -> str:
+    """ "100,000, 1,000,000 sq8": the sizes of *rows*, each with its quantisation."""
+    return ", ".join(f"{r['size']:,}" + (f" {r['quantize']}" if r.get("quantize") else "") for r in rows)
+
+
 def _build_notes(d: dict[str, Any]) -> list[str]:
     """Which builds were reused, and the stages of the builds that recorded them (peak RSS as each ends)."""
     out: list[str] = []
     reused = [r for r in d["results"] if r["build"].get("reused")]
     if reused:
-        names = ", ".join(
-            f"{r['size']:,}" + (f" {r['quantize']}" if r.get("quantize") else "") for r in reused
-        )
+        names = _size_names(reused)
         out += [
             "",
             f"Reused artifacts (`--reuse`): {names}; their build s and build peak RSS are those of the "
@@ -394,9 +397,7 @@ def _build_notes(d: dict[str, Any]) -> list[str]:
         ]
     streamed = [r for r in d["results"] if r["build"].get("vectors_streamed")]
     if streamed:
-        names = ", ".join(
-            f"{r['size']:,}" + (f" {r['quantize']}" if r.get("quantize") else "") for r in streamed
-        )
+        names = _size_names(streamed)
         out += [
             "",
             f"Streamed vectors ({names}): from 500,000 terms the synthetic build composes its passage "
