@@ -45,7 +45,14 @@ from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
-from kg.chat.shapes.members import asks_for_members, members, members_of
+from kg.chat.shapes.members import (
+    EXAMPLES,
+    asks_for_examples,
+    asks_for_members,
+    examples_of,
+    members,
+    members_of,
+)
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -257,8 +264,13 @@ def _members_asked(ctx: Ctx, question: str) -> tuple[str, list[str], str] | None
     """ "Which engines use it?": (the term pointed at, its neighbours of that class, the class
     word), or None when the question asks no such thing or the graph links no such member."""
     p, ref = ctx.pronoun, ctx.referent
-    if p is None or not ref or len(ctx.referents) >= 2 or p.ref != "topic":
+    if p is None or not ref or len(ctx.referents) >= 2 or p.ref not in ("topic", "former", "latter"):
         return None
+    if asks_for_examples(question):
+        # "后者有哪些代表算法？": the instances its own definitions give ("AWQ、GPTQ… 均属此类")
+        examples = examples_of(ctx, ref)
+        if examples:
+            return ref, examples, EXAMPLES
     cls = asks_for_members(question)
     if cls is None:
         return None

@@ -242,6 +242,9 @@ _LEAD = re.compile(
     # and the refusal model see the question without it ("lol unrelated, what's a good name for
     # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole
     r"换个话题|换个问题|另一个问题|顺便问一下|顺便问下|顺便问|不聊这个了|说点别的|话说|对了|哈哈+|"
+    # so does a return to it: "ok back to it — how does the second one differ from the first?"
+    # points with its ordinals, not with the "it" of the return
+    r"回到正题|言归正传|说回正题|回来说正事|回来(?=[\s,:])|(?:back to (?:it|that|this|the (?:topic|point|subject)))|"
     r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello|"
     r"something else|unrelated|different question|another question|on another note|by the way|btw|"
     r"new question|totally different|totally off[- ]topic|off[- ]topic|random question|lol|haha|"
@@ -739,7 +742,9 @@ def parse(question: str) -> Parsed:
     folded = fold(question)
     s, e = _body(folded)
     body = folded[s:e]
-    parsed = Parsed(question, folded, "unknown", pronouns=find_pronouns(folded))
+    # a pronoun inside the opener ("back to it —") points at nothing the body asks about
+    pronouns = [p for p in find_pronouns(folded) if p.start >= s] if s else find_pronouns(folded)
+    parsed = Parsed(question, folded, "unknown", pronouns=pronouns)
     parsed.body = Slot(body, s, e) if body else None
     has_pronoun = bool(parsed.pronouns)
     for intent, facet, rx in _FRAMES:

@@ -85,6 +85,11 @@ def resolve_reference(ctx: Ctx) -> None:
         if pool and -len(pool) <= k < len(pool):
             ctx.referent = pool[k]
             ctx.used_context = not in_question
+            # "how does the second one differ from the first?": each ordinal picks its own
+            more = [int(o.ref[4:]) for o in pronouns[1:] if o.ref.startswith("ord:")]
+            picked = list(dict.fromkeys([pool[k], *(pool[j] for j in more if -len(pool) <= j < len(pool))]))
+            if len(picked) >= 2:
+                ctx.referents = picked[:_CHOICE_MAX]
         return
     if p.ref == "other":
         # "那另一个的主要毛病是什么？" after "TP 和 PP 里，哪一个…": the listed term not under discussion

@@ -91,6 +91,14 @@ def test_facets(question: str, facet: str) -> None:
         ("它们有什么区别？", [("它们", "both")]),
         ("其他方法呢", []),  # 其他 is "other", not a pronoun
         ("什么是 TTFT？", []),
+        # a return to the conversation opens the question; its "it" points at nothing the body asks
+        (
+            "ok back to it — how does the second one differ from the first?",
+            [("the second one", "ord:1"), ("the first", "ord:0")],
+        ),
+        ("回来说正事：最后那个是谁家出的？", [("最后那个", "ord:-1")]),
+        ("回来，它的前缀缓存技术叫什么名字？", [("它", "topic")]),
+        ("Back to it: is it faster?", [("it", "topic")]),
     ],
 )
 def test_pronouns(question: str, pronouns: list[tuple[str, str]]) -> None:

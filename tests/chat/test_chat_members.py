@@ -6,7 +6,7 @@ import pytest
 
 from kg.chat.bot import answer
 from kg.chat.model import ConversationState
-from kg.chat.shapes.members import asks_for_members
+from kg.chat.shapes.members import asks_for_examples, asks_for_members
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -56,3 +56,68 @@ def test_an_ordinal_after_a_list_points_into_the_answer(glossary: Glossary, engi
     assert len(listed) >= 2
     a = answer(glossary, engine, "第二个是什么？", context=state)
     assert a.citations and a.citations[0].term_id == listed[1]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Which methods are the usual examples of it?", True),
+        ("Give me a couple of examples of the latter.", True),
+        ("后者有哪些代表算法？", True),
+        ("它有哪些常见的例子？", True),
+        ("它的代表方法有哪些", True),
+        # one example is a question about the term itself; 代表 as "stands for" asks no examples
+        ("What's an example of it?", False),
+        ("TTFB 代表什么", False),
+        ("这个指标代表啥？", False),
+    ],
+)
+def test_a_request_for_the_examples_of_a_term(question: str, asked: bool) -> None:
+    assert asks_for_examples(question) is asked
+
+
+def test_the_examples_come_in_the_order_the_source_gives_them(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # 002: "模型训练完再做量化…。AWQ、GPTQ、SmoothQuant 均属此类。"
+    state = ConversationState()
+    answer(glossary, engine, "什么是训练后量化？", context=state)
+    a = answer(glossary, engine, "它有哪些代表算法？", context=state)
+    assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]
+    assert a.citations[0].term_id == "activation-aware-weight-quantization"
+    assert a.focus[-1] == "post-training-quantization"  # the term itself comes last
+    third = answer(glossary, engine, "第三个呢？", context=state)
+    assert third.citations and third.citations[0].term_id == "smoothquant"
+
+
+def test_no_examples_given_leaves_the_question_to_the_other_shapes(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # TTFT's definitions give no instances of it: the question is answered as before, not as a list
+    state = ConversationState()
+    answer(glossary, engine, "What is TTFT?", context=state)
+    a = answer(glossary, engine, "Give me some examples of it.", context=state)
+    assert a.listed == []
+
+
+def test_two_ordinals_compare_the_two_items_they_pick(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "What is speculative decoding?", context=state)
+    listed = answer(glossary, engine, "Which methods are the usual examples of it?", context=state).listed
+    assert listed[:2] == ["medusa", "eagle"]
+    answer(glossary, engine, "btw do you know a good ramen place in Shibuya?", context=state)
+    # "back to it" returns to the conversation; its "it" is no pointer of the question
+    a = answer(
+        glossary, engine, "ok back to it — how does the second one differ from the first?", context=state
+    )
+    assert a.intent == "comparison"
+    assert [c.term_id for c in a.citations[:1]] == ["eagle"] and "medusa" in a.terms[:2]
+
+
+def test_the_class_itself_is_no_member(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "前缀缓存是什么？", context=state)
+    a = answer(glossary, engine, "哪些引擎支持它？", context=state)
+    assert a.listed and "inference-engine" not in a.listed
+    last = answer(glossary, engine, "回来说正事：最后那个是谁家出的？", context=state)
+    assert last.citations and last.citations[0].term_id == a.listed[-1]

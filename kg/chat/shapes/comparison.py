@@ -6,7 +6,7 @@ from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.linking import Link
 from kg.chat.model import Answer
-from kg.chat.shapes.common import finish, pair, refuse, topic_first
+from kg.chat.shapes.common import finish, only_pronoun, pair, refuse, topic_first
 from kg.chat.shapes.definition import definition
 from kg.chat.shapes.mentioned import add_mentions, mentioned_named
 
@@ -14,7 +14,9 @@ from kg.chat.shapes.mentioned import add_mentions, mentioned_named
 def comparison(ctx: Ctx) -> Answer:
     if len(ctx.parsed.slots) < 2 and len(ctx.referents) < 2:
         return definition(ctx)
-    if len(ctx.parsed.slots) < 2:
+    slots = ctx.parsed.slots
+    if len(slots) < 2 or (len(ctx.referents) >= 2 and all(only_pronoun(ctx, s) for s in slots[:2])):
+        # "how does the second one differ from the first?": each pointer picked its own term
         a: Link | None = Link(ctx.referents[0], "context")
         b: Link | None = Link(ctx.referents[1], "context")
     else:

@@ -1,5 +1,7 @@
 """The members shape: "Which engines use it?", "哪些引擎支持它？" — the terms of a class that the
-term under discussion is linked to, each in its own words, the term itself last.
+term under discussion is linked to, each in its own words, the term itself last. The examples
+of a term ("后者有哪些代表算法？", "Which methods are the usual examples of it?") take the same
+shape: the instances its own definitions give ("AWQ、GPTQ、SmoothQuant 均属此类"), in their order.
 
 The question names a class in the plural ("engines", "frameworks", "哪些引擎") and points back at
 a term that is not of that class (FlashAttention is no engine): the answer is the class's
@@ -18,9 +20,14 @@ from kg.chat.compose import Composer, best_edge, t
 from kg.chat.context import Ctx
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish
+from kg.contrasts import sentences
+from kg.store import Glossary
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["asks_for_members", "members", "members_of"]
+__all__ = ["EXAMPLES", "asks_for_examples", "asks_for_members", "examples_of", "members", "members_of"]
+
+#: The class word :func:`members` is given for the examples of a term (its own heading).
+EXAMPLES = "#examples"
 
 #: "Which engines use it?", "What frameworks go through it by default?"
 _EN = re.compile(r"\b(?:which|what)(?: other)? (?P<cls>[a-z][a-z.-]*[a-rt-z]s)\b(?! of\b)(?P<rest>.*)$")
@@ -59,6 +66,61 @@ def asks_for_members(question: str) -> str | None:
     return None
 
 
+#: "Which methods are the usual examples of it?", "Give me a few examples of the latter": the
+#: examples of a term, in the plural (one example, "what's an example of it?", is a question
+#: about the term itself and keeps its definition first)
+_EXAMPLES_EN = re.compile(
+    r"\bexamples\b|\b(?:which|what) (?:methods|algorithms|techniques|implementations|tools|products) "
+    r"(?:are|count as) (?:the )?(?:usual |typical |common |main |best-known )?(?:examples|representatives|instances)\b"
+)
+#: "后者有哪些代表算法？", "它有哪些典型实现", "举几个例子"
+_EXAMPLES_ZH = re.compile(
+    r"(?:有|包括|包含)(?:哪些|哪几[个种]|什么|啥)(?:常见|常見|典型|主流|有名|著名)?的?(?:代表|例子|实例|實例|示例)"
+    r"|代表(?:性的)?(?:算法|方法|做法|方案|实现|實現|工具|产品|產品)?(?:有|是)(?:哪些|哪几[个种]|什么|啥)"
+    r"|举几个例子|舉幾個例子|举些例子"
+)
+#: A sentence that gives instances: "AWQ、GPTQ、SmoothQuant 均属此类", "Medusa、EAGLE-2/3 是代表",
+#: "例如 X", "such as X"
+_GIVES_EXAMPLES = re.compile(
+    r"代表|均属|都属|属于此类|此类|这类|例如|比如|诸如|譬如|[（(]如|包括|such as|e\.g\.|for example|for instance|including"
+)
+
+
+def asks_for_examples(question: str) -> bool:
+    """Whether the question asks for the examples of a term, in the plural."""
+    text = fold(question)
+    return bool(_EXAMPLES_EN.search(text) or _EXAMPLES_ZH.search(text))
+
+
+def examples_of(ctx: Ctx, term_id: str) -> list[str]:
+    """The defined terms the sentences of *term_id*'s definitions give as its instances ("AWQ、
+    GPTQ、SmoothQuant 均属此类"), in the order they are named; empty when no sentence gives any."""
+    g = ctx.glossary
+    mine = [fold(x) for x in g.terms[term_id].all_names()]
+    found: list[str] = []
+    for d in g.terms[term_id].definitions:
+        for sent in sentences(d.text):
+            if not _GIVES_EXAMPLES.search(sent):
+                continue
+            text = fold(sent)
+            spans = []
+            for n in g.neighbours(term_id):
+                if n == term_id or n not in g.terms or not g.terms[n].definitions:
+                    continue
+                at = [text.find(fold(x)) for x in g.terms[n].all_names() if len(x) >= 2]
+                at = [i for i in at if i >= 0]
+                if at and not _kind_of(g, n, mine):
+                    spans.append((min(at), n))
+            found.extend(n for _, n in sorted(spans) if n not in found)
+    return found
+
+
+def _kind_of(g: Glossary, n: str, mine: list[str]) -> bool:
+    """Whether *n* names the kind the term is ("Intermediate representation" for MLIR)."""
+    names = map(fold, g.terms[n].all_names())
+    return any(len(x) >= 4 and x != m and m.endswith(x) for x in names for m in mine)
+
+
 def _singular(cls: str) -> str:
     if has_cjk(cls):
         return cls
@@ -72,13 +134,11 @@ def members_of(ctx: Ctx, term_id: str, cls: str) -> list[str]:
     g = ctx.glossary
     mine = [fold(x) for x in g.terms[term_id].all_names()]
 
-    def kind_of_it(n: str) -> bool:
-        # "Intermediate representation" for MLIR: the kind it is by name, not a member
-        return any(
-            len(x) >= 4 and x != m and m.endswith(x) for x in map(fold, g.terms[n].all_names()) for m in mine
-        )
-
-    near = [n for n in g.neighbours(term_id) if n != term_id and g.terms[n].definitions and not kind_of_it(n)]
+    near = [
+        n
+        for n in g.neighbours(term_id)
+        if n != term_id and g.terms[n].definitions and not _kind_of(g, n, mine)
+    ]
     if cls:
         word = _singular(cls)
         keys = _SYNONYMS.get(word, (word,))
@@ -88,7 +148,11 @@ def members_of(ctx: Ctx, term_id: str, cls: str) -> list[str]:
             texts = [fold(x) for x in term.all_names()] + [fold(d.text) for d in term.definitions]
             return any(k in x for k in keys for x in texts)
 
-        near = [n for n in near if of_class(n)]
+        def the_class_itself(n: str) -> bool:
+            # "Inference engine" for "engines": the kind, not one of its members
+            return any(fold(x).endswith(k) for k in keys for x in g.terms[n].all_names())
+
+        near = [n for n in near if of_class(n) and not the_class_itself(n)]
     # the order the term's own definitions name them in ("vLLM、TensorRT-LLM 等引擎都支持"), then
     # the rest by a search for the question
     own = " ".join(fold(d.text) for d in g.terms[term_id].definitions)
@@ -108,7 +172,10 @@ def members(ctx: Ctx, term_id: str, found: list[str], cls: str) -> Answer:
     ctx.focus = [*found[:4], term_id]
     ctx.linked_by = "context"
     c = Composer(g, ctx.lang)
-    c.add(t(ctx.lang, "members_head", a=c.bold(term_id), cls=cls or c.name(term_id)))
+    if cls == EXAMPLES:
+        c.add(t(ctx.lang, "examples_head", a=c.bold(term_id)))
+    else:
+        c.add(t(ctx.lang, "members_head", a=c.bold(term_id), cls=cls or c.name(term_id)))
     for n in found[:4]:
         d = g.terms[n].definitions[0]
         marker = c.cite(n, d.source, d.text, "definition", d.line)
