@@ -223,11 +223,17 @@ def _reasked(
         return None
     before = parse(normalize(last.question, known_words(glossary), linker.vocabulary, glossary).text)
     spans = linker.analyse(before).spans
-    if len({s.term_id for s in spans}) != 1 or spans[0].term_id == named[0]:
-        return None  # the previous question named no term, or several: nothing to swap
     new = next(s for s in analysis.spans if s.term_id == named[0])
-    old = spans[0]
     f = before.folded
+    pointers = [p for p in before.pronouns if p.ref == "topic"]
+    if not spans and len(pointers) == 1 and len(before.pronouns) == 1:
+        # "Which collective op does it lean on?" then "And pipeline parallelism?": the new name
+        # takes the place of the pronoun that stood for the term then under discussion
+        p = pointers[0]
+        return f[: p.start] + parsed.folded[new.start : new.end] + f[p.end :]
+    if len({s.term_id for s in spans}) != 1 or spans[0].term_id == named[0]:
+        return None  # the previous question named several terms, or this one: nothing to swap
+    old = spans[0]
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 __all__ = ["is_elliptical"]
 
 _FILLER = re.compile(
-    r"^(?:and|also|then|so|what|how|about|for|with|the|case|of|那|那么|还有|换成|换作|如果是|要是|的话|呢|"
+    r"^(?:and|also|then|so|what|how|about|for|with|the|an?|case|of|那|那么|还有|换成|换作|如果是|要是|的话|呢|"
     r"[\s,，.。?？!！:：])*$"
 )
 

@@ -602,6 +602,25 @@ def test_is_elliptical_is_names_and_filler_only() -> None:
     assert is_elliptical("and for decode?", [(8, 14)])
     assert not is_elliptical("那 tpot 怎么算？", [(2, 6)])
     assert not is_elliptical("and then?", [])
+    assert is_elliptical("and with an h200?", [(12, 16)])  # an article is filler too
+
+
+def test_an_elliptical_follow_up_takes_the_place_of_the_pronoun_it_continues(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "Which superchip pairs it with a B200?" then "And with an H200?": the previous question
+    # asked again with H200 for B200; its "it" still points at the Grace CPU
+    state = ConversationState()
+    answer(glossary, engine, "What's the Grace CPU?", context=state)
+    answer(glossary, engine, "Which superchip pairs it with a B200?", context=state)
+    a = answer(glossary, engine, "And with an H200?", context=state)
+    assert a.intent == "which" and a.citations[0].term_id == "gh200", a.terms
+    # a previous question that named no term but pointed with "it": the new name replaces "it"
+    state = ConversationState()
+    answer(glossary, engine, "什么是张量并行？", context=state)
+    answer(glossary, engine, "它靠哪个集合通信原语？", context=state)
+    b = answer(glossary, engine, "那流水线并行呢？", context=state)  # 流水线并行靠哪个集合通信原语？
+    assert b.intent == "which" and b.citations[0].term_id == "allgather", b.terms
 
 
 def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
