@@ -86,9 +86,9 @@ def refusal_agreement(builder: Builder, carried: Any, refit: Any) -> dict[str, A
     same = answered_old = answered_new = 0
     examples = load_examples()
     for text, _label in examples:
-        feats, vector = features_of(glossary, engine, text)
-        a, _ = carried.in_domain(dict(feats), vector)
-        b, _ = refit.in_domain(dict(feats), vector)
+        feats, vector, body = features_of(glossary, engine, text)
+        a, _ = carried.in_domain(dict(feats), vector, text=body)
+        b, _ = refit.in_domain(dict(feats), vector, text=body)
         same += a == b
         answered_old += a
         answered_new += b

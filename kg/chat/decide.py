@@ -363,7 +363,7 @@ def decide(
         return Decision("clarify", True, "clarify")
     candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
     feats = question_features(engine, parsed, analysis, retrieval)
-    ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named)
+    ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named, text=body)
     if _CREATIVE.search(body):
         # "Tell me a joke about GPUs", "写一首关于 KV cache 的诗": a request for entertainment,
         # which a glossary has no sentence for, whatever term it names

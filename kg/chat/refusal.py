@@ -24,13 +24,16 @@ feature             meaning
                     ("投机解吗" shares 投机, 机解 with 投机解码; "今天天气" shares none)
 ``topic``           P(in domain) of a linear model over the question's own embedding (what the
                     question is about, whatever its words: cookies and weather vs. GPU serving)
+``text_topic``      P(in domain) of a linear model over the question's character n-grams
+                    (:mod:`kg.chat.textgrams`: "1440p", "NFT", "词法分析" say another field
+                    where the embedding hears only "GPU" and "token")
 ``name_prior``      how in-domain the question's most telling name is: the smoothed share of
                     training questions naming that term that were in the domain ("TPOT" only
                     ever occurs in questions about serving; "GPU" and "token" also in questions
                     about gaming and NFTs)
 ==================  ===========================================================================
 
-``topic`` and ``name_prior`` are stacked: they are learned from the same questions, and the
+``topic``, ``text_topic`` and ``name_prior`` are stacked: they are learned from the same questions, and the
 main model learns from their out-of-fold values, so it never sees a score that was fitted on
 the question it is scoring.
 
@@ -70,6 +73,7 @@ import numpy as np
 from kg.chat.intents import Parsed, parse
 from kg.chat.linking import _EN_STOP, Analysis, linker_for
 from kg.chat.retrieve import Retrieval, retrieve
+from kg.chat.textgrams import TextTopic, fit_text_topic
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.textnorm import clean, fold, is_cjk_char
@@ -102,9 +106,10 @@ FEATURES: tuple[str, ...] = (
     "near_names",
     "zh_names",
     "topic",
+    "text_topic",
     "name_prior",
 )
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 #: Hidden units, L2 penalty and seeds of the network (see the module docstring).
 HIDDEN_UNITS = 16
 HIDDEN_ALPHA = 0.1
@@ -200,6 +205,7 @@ def question_features(
         "near_names": near_names,
         "zh_names": zh_names,
         "topic": 0.5,
+        "text_topic": 0.5,
         "name_prior": 0.5,
     }
 
@@ -235,6 +241,7 @@ class RefusalModel:
     base_rate: float = 0.5
     # one network per seed: {"w1": n_features x hidden, "b1": hidden, "w2": hidden, "b2": float}
     networks: list[dict[str, Any]] = field(default_factory=list)
+    text_topic: TextTopic = field(default_factory=TextTopic)  # over the question's characters
 
     def topic(self, vector: np.ndarray | None) -> float:
         """P(in domain) from the embedding alone; 0.5 without one (or of another size)."""
@@ -260,11 +267,17 @@ class RefusalModel:
         return float(np.mean(probs))
 
     def in_domain(
-        self, feats: dict[str, float], vector: np.ndarray | None = None, names: Sequence[str] = ()
+        self,
+        feats: dict[str, float],
+        vector: np.ndarray | None = None,
+        names: Sequence[str] = (),
+        text: str = "",
     ) -> tuple[bool, float]:
-        """``(answer?, probability)``; *vector* (the question's embedding) sets ``topic`` and
-        *names* (the terms the question names) ``name_prior``."""
+        """``(answer?, probability)``; *vector* (the question's embedding) sets ``topic``, *text*
+        (the question's body, as :func:`question_features` read it) ``text_topic`` and *names*
+        (the terms the question names) ``name_prior``."""
         feats["topic"] = self.topic(vector)
+        feats["text_topic"] = self.text_topic.probability(text) if text else 0.5
         feats["name_prior"] = self.name_prior(names)
         p = self.probability(feats)
         return p >= self.threshold, p
@@ -285,6 +298,7 @@ class RefusalModel:
             "name_counts": self.name_counts,
             "base_rate": self.base_rate,
             "networks": self.networks,
+            "text_topic": self.text_topic.to_dict(),
         }
 
     @classmethod
@@ -313,6 +327,7 @@ class RefusalModel:
             {str(k): [int(v[0]), int(v[1])] for k, v in dict(d.get("name_counts") or {}).items()},
             float(d.get("base_rate", 0.5)),
             networks,
+            TextTopic.from_dict(dict(d.get("text_topic") or {})),
         )
 
     def save(self, artifact_dir: Path) -> Path:
@@ -366,16 +381,17 @@ def _count_names(names: Sequence[Sequence[str]], labels: np.ndarray) -> dict[str
 
 def features_of(
     glossary: Glossary, engine: SearchEngine, text: str
-) -> tuple[dict[str, float], np.ndarray | None]:
-    """Features and embedding of a question asked on its own (no conversation), as the pipeline
-    computes them."""
-    feats, vector, _ = _features_and_names(glossary, engine, text)
-    return feats, vector
+) -> tuple[dict[str, float], np.ndarray | None, str]:
+    """Features, embedding and body (what ``text_topic`` reads) of a question asked on its own
+    (no conversation), as the pipeline computes them."""
+    feats, vector, _, body = _features_and_names(glossary, engine, text)
+    return feats, vector, body
 
 
 def _features_and_names(
     glossary: Glossary, engine: SearchEngine, text: str
-) -> tuple[dict[str, float], np.ndarray | None, list[str]]:
+) -> tuple[dict[str, float], np.ndarray | None, list[str], str]:
+    """Features, embedding, named terms and body of a question asked on its own."""
     from kg.chat.normalize import known_words, normalize
 
     linker = linker_for(glossary, engine)
@@ -388,6 +404,7 @@ def _features_and_names(
         question_features(engine, parsed, analysis, retrieval),
         question_vector(engine, retrieval),
         list(retrieval.named),
+        body,
     )
 
 
@@ -517,7 +534,7 @@ def _fit(
     except ImportError as exc:  # pragma: no cover - scikit-learn is a core dependency
         raise RuntimeError("training the refusal model needs scikit-learn: pip install scikit-learn") from exc
     examples = list(examples if examples is not None else load_examples())
-    rows: list[tuple[dict[str, float], np.ndarray | None, list[str]]] = []
+    rows: list[tuple[dict[str, float], np.ndarray | None, list[str], str]] = []
     for i in range(0, len(examples), 128):
         if cancel is not None and cancel():
             raise FitCancelled
@@ -531,20 +548,22 @@ def _fit(
     topic_coef: list[float] = []
     topic_intercept = 0.0
     topic_oof = np.full(len(rows), 0.5)
-    if all(v is not None for _, v, _ in rows):
-        V = np.vstack([v for _, v, _ in rows if v is not None])
+    if all(v is not None for _, v, _, _ in rows):
+        V = np.vstack([v for _, v, _, _ in rows if v is not None])
         topic_oof, topic_coef, topic_intercept = _topic_fit(V, y, folds)
-    for (feats, _, _), p in zip(rows, topic_oof, strict=True):
+    text_oof, text_topic = fit_text_topic([body for _, _, _, body in rows], y, folds)
+    for (feats, _, _, _), p, pt in zip(rows, topic_oof, text_oof, strict=True):
         feats["topic"] = float(p)
+        feats["text_topic"] = float(pt)
     # name_prior, out of fold: a question's own label never counts for its names
-    named = [ids for _, _, ids in rows]
+    named = [ids for _, _, ids, _ in rows]
     for train, held in folds.split(np.zeros(len(y)), y):
         counts = _count_names([named[i] for i in train], y[train])
         rate = float(y[train].mean())
         for i in held:
             rows[i][0]["name_prior"] = name_prior(counts, rate, named[i])
     name_counts = _count_names(named, y)
-    X = np.array([[feats[f] for f in FEATURES] for feats, _, _ in rows])
+    X = np.array([[feats[f] for f in FEATURES] for feats, _, _, _ in rows])
 
     def model() -> Any:
         return make_pipeline(
@@ -603,6 +622,7 @@ def _fit(
         name_counts=dict(sorted(name_counts.items())),
         base_rate=float(y.mean()),
         networks=networks,
+        text_topic=text_topic,
     )
 
 

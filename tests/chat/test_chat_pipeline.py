@@ -31,6 +31,7 @@ from kg.chat.refusal import (
     refusal_model_for,
 )
 from kg.chat.retrieve import Retrieval, retrieve
+from kg.chat.textgrams import TextTopic, grams
 from kg.search.engine import Hit, SearchEngine
 from kg.store import Glossary
 
@@ -288,15 +289,30 @@ def test_traditional_question_traditional_answer(glossary: Glossary, engine: Sea
 
 def test_refusal_model_round_trip(tmp_path: Path) -> None:
     n = len(FEATURES)
+    text_topic = TextTopic({5: 1.5}, 2.0, {b: 0.25 for b in grams("gaming fps")}, -0.1)
     model = RefusalModel(
-        [0.0] * n, [1.0] * n, [0.5] * n, -0.2, 0.6, topic_coef=[0.1, -0.1], topic_intercept=0.3
+        [0.0] * n,
+        [1.0] * n,
+        [0.5] * n,
+        -0.2,
+        0.6,
+        topic_coef=[0.1, -0.1],
+        topic_intercept=0.3,
+        text_topic=text_topic,
     )
     model.save(tmp_path)
     again = RefusalModel.load(tmp_path)
     assert again is not None and again.to_dict() == model.to_dict()
     feats = dict.fromkeys(FEATURES, 0.3)
     vec = np.array([0.6, 0.8])
-    assert again.in_domain(dict(feats), vec) == model.in_domain(dict(feats), vec)
+    assert again.in_domain(dict(feats), vec, text="gaming fps") == model.in_domain(
+        dict(feats), vec, text="gaming fps"
+    )
+    # the n-grams move the probability: the same features with other text score otherwise
+    assert (
+        model.in_domain(dict(feats), vec, text="gaming fps")[1]
+        != model.in_domain(dict(feats), vec, text="kv")[1]
+    )
     assert RefusalModel.load(tmp_path / "nothing") is None
     bad = model.to_dict() | {"format": 0}
     with pytest.raises(ValueError, match="rebuild"):

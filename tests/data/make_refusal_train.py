@@ -13,6 +13,9 @@ Sources (dev only — never chat_blind_test.jsonl):
   no term, colloquial, typos, Traditional) written for training only, positives;
 - refusal_ood_train2.jsonl and refusal_indomain_train2.jsonl: a second pair written blind the same
   way by another writer (more near-domain traps and descriptive how-to / "which" questions).
+- refusal_ood_train3.jsonl and refusal_indomain_train3.jsonl: a third pair, 300 + 300, written blind
+  by a third writer (181 near-domain traps: the glossary's words in other senses — gaming GPUs,
+  crypto and lexer tokens, web caches, OS kernels, quant trading, statistical inference …).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def examples() -> list[dict]:
                 add(turn["user"], turn["kind"] != "out_of_domain", name)
     for q in _rows(HERE / "retrieval_dev.jsonl"):
         add(q["query"], True, "retrieval_dev.jsonl")
-    for suffix in ("", "2"):
+    for suffix in ("", "2", "3"):
         for q in _rows(HERE / f"refusal_ood_train{suffix}.jsonl"):
             add(q["text"], False, f"refusal_ood_train{suffix}.jsonl")
         for q in _rows(HERE / f"refusal_indomain_train{suffix}.jsonl"):
