@@ -202,6 +202,11 @@ def _rank_followup(
         demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
         rules=(d.candidate if ctx.parsed.intent == "which" and d.candidate else None) or ctx.referent,
     )
+    p = ctx.pronoun
+    if p is not None and (p.ref in ("former", "latter") or p.ref.startswith("ord:")):
+        # "後者在 AI 叢集裡通常用哪種網路？": the user set the other items apart; none answers
+        others = set(ctx.state.pair) | set(ctx.state.named)
+        feats = {t: f for t, f in feats.items() if t == ctx.referent or t not in others}
     return ranker.choose(feats)
 
 

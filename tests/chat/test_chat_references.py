@@ -1,4 +1,4 @@
-"""Lists and choices a question offers, for "第二个" / "the other one" / "哪一个" (no engine needed)."""
+"""Lists and choices a question offers, for "第二个" / "the other one" / "哪一个"; and what they set apart."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ import re
 
 import pytest
 
+from kg.chat.bot import answer
+from kg.chat.model import ConversationState
 from kg.chat.references import choice_terms, listed_terms
+from kg.search.engine import SearchEngine
 from kg.search.labels import Span
+from kg.store import Glossary
 from kg.textnorm import fold
 
 
@@ -55,3 +59,14 @@ def test_without_a_list_every_name_in_order() -> None:
 def test_a_choice_only_where_the_question_asks_to_choose(question: str, choice: list[str]) -> None:
     f, spans = _spans(question, {"TP": "tp", "PP": "pp"})
     assert choice_terms(f, spans) == choice
+
+
+@pytest.mark.slow
+def test_the_item_the_user_set_apart_does_not_answer(glossary: Glossary, real_engine: SearchEngine) -> None:
+    # after "Scale-up 和 scale-out 网络差在哪？", "后者…用哪种网络？" is about scale-out: scale-up,
+    # the former, is no answer to it
+    state = ConversationState()
+    answer(glossary, real_engine, "請問 Scale-up 和 scale-out 網路差在哪？", context=state)
+    answer(glossary, real_engine, "前者有沒有什麼開放標準？", context=state)
+    a = answer(glossary, real_engine, "後者在 AI 叢集裡通常用哪種網路？", context=state)
+    assert a.citations and a.citations[0].term_id != "scale-up", a.terms
