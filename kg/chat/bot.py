@@ -56,6 +56,7 @@ from kg.chat.shapes.members import (
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
+from kg.textnorm import fold
 
 __all__ = ["MAX_QUESTION_CHARS", "answer", "detect_lang"]
 
@@ -119,7 +120,7 @@ def answer(
         used_context=ctx.used_context,
         referent=referent,
         neighbours=_near(glossary, referent) if referent else None,
-        demonstrative=ctx.pronoun is not None and is_demonstrative(ctx.pronoun),
+        demonstrative=_loose_demonstrative(ctx),
         in_conversation=context is not None and bool(context.topic),
         plain=plain,
         near_of=lambda t: set(glossary.neighbours(t)),
@@ -170,6 +171,28 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+def _loose_demonstrative(ctx: Ctx) -> bool:
+    """Whether the question points back only with a demonstrative that may determine a noun of
+    its own ("these charts"), rather than one whose noun is a word of the referent's name
+    ("这种分离" after 推理分离, "this batching" after continuous batching): that one points at the
+    term as surely as "it" does."""
+    p = ctx.pronoun
+    if p is None or not is_demonstrative(p):
+        return False
+    if not ctx.referent or ctx.referent not in ctx.glossary:
+        return True
+    after = ctx.parsed.folded[p.end :].lstrip()
+    zh = re.match(r"[\u4e00-\u9fff]{2,4}", after)
+    en = re.match(r"[a-z][a-z0-9-]{2,}", after)
+    names = [fold(n) for n in ctx.glossary.terms[ctx.referent].all_names()]
+    if zh:
+        word = zh.group()
+        return not any(word[i : i + 2] in n for n in names for i in range(len(word) - 1))
+    if en:
+        return not any(re.search(rf"\b{re.escape(en.group())}\b", n) for n in names)
+    return True
 
 
 def _rank_followup(

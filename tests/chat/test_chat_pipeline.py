@@ -862,3 +862,21 @@ def test_which_followed_by_a_verb_is_a_choice() -> None:
 
     assert [(p.text, p.ref) for p in find_pronouns("which has more vram?")] == [("which", "both")]
     assert find_pronouns("which engines use pagedattention?") == []
+
+
+def test_a_demonstrative_whose_noun_names_the_topic_points_at_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    n = len(FEATURES)
+    # a model that doubts every question: P(in domain) 0.1 against a threshold of 0.6
+    doubtful = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, math.log(0.1 / 0.9), 0.6)
+    state = ConversationState()
+    answer(glossary, engine, "什么是推理分离？", context=state, refusal=doubtful)
+    # "这种分离": the noun is a word of 推理分离, so the demonstrative points at the topic
+    a = answer(
+        glossary, engine, "还有哪个 Kubernetes 原生框架也支持这种分离？", context=state, refusal=doubtful
+    )
+    assert a.grounded and a.decision is not None and a.decision["reason"] == "context"
+    # "这种天气" determines a noun of its own: the doubt stands
+    b = answer(glossary, engine, "这种天气适合出去玩吗？", context=state, refusal=doubtful)
+    assert not b.grounded and b.decision is not None and b.decision["reason"] == "model_context"
