@@ -18,6 +18,9 @@ from kg.store import Glossary
         ("What frameworks go through it by default?", "frameworks"),
         ("哪些引擎支持它？", "引擎"),
         ("哪些东西是基于它做的？", ""),  # a class word that narrows nothing
+        ("哪些引擎已经用上它了？", "引擎"),  # an adverb before the verb
+        ("有哪些推論引擎支援它？", "推论引擎"),  # Taiwan wording
+        ("Which inference engines support it?", "engines"),  # a modifier before the class
         # no class of members asked for
         ("What uses it?", None),
         ("Which engines use PagedAttention?", None),  # nothing points back
@@ -121,3 +124,14 @@ def test_the_class_itself_is_no_member(glossary: Glossary, engine: SearchEngine)
     assert a.listed and "inference-engine" not in a.listed
     last = answer(glossary, engine, "回来说正事：最后那个是谁家出的？", context=state)
     assert last.citations and last.citations[0].term_id == a.listed[-1]
+
+
+def test_a_qualified_class_word_is_its_head(glossary: Glossary, engine: SearchEngine) -> None:
+    # "推论引擎" are engines: the same members as "引擎"
+    state = ConversationState()
+    answer(glossary, engine, "什么是前缀缓存？", context=state)
+    a = answer(glossary, engine, "有哪些推論引擎支援它？", context=state)
+    state = ConversationState()
+    answer(glossary, engine, "什么是前缀缓存？", context=state)
+    b = answer(glossary, engine, "哪些引擎支持它？", context=state)
+    assert a.listed and a.listed == b.listed

@@ -30,10 +30,14 @@ __all__ = ["EXAMPLES", "asks_for_examples", "asks_for_members", "examples_of", "
 EXAMPLES = "#examples"
 
 #: "Which engines use it?", "What frameworks go through it by default?"
-_EN = re.compile(r"\b(?:which|what)(?: other)? (?P<cls>[a-z][a-z.-]*[a-rt-z]s)\b(?! of\b)(?P<rest>.*)$")
+_EN = re.compile(
+    r"\b(?:which|what)(?: other)?(?: (?:inference|serving|open-source|popular|major|common|main))?"
+    r" (?P<cls>[a-z][a-z.-]*[a-rt-z]s)\b(?! of\b)(?P<rest>.*)$"
+)
 #: "哪些引擎支持它？", "哪些东西是基于它做的？"
 _ZH = re.compile(
-    r"哪些(?P<cls>[\u4e00-\u9fff]{1,4}?)(?=是|在|会|用|支持|采用|基于|使用|对|能|可以|有|把|跟|和|与|里|中)(?P<rest>.*)$"
+    r"哪些(?P<cls>[\u4e00-\u9fff]{1,4}?)(?=(?:已经|已|都|也|还|正在|目前|主要|通常|一般|原生)*"
+    r"(?:是|在|会|用|支持|支援|采用|基于|使用|接入|集成|内置|对接|对|能|可以|有|把|跟|和|与|里|中))(?P<rest>.*)$"
 )
 #: The pronoun after the class word that points at the term under discussion.
 _POINTS_BACK = re.compile(r"\b(?:it|its|them|this|that)\b|它|其|这个|该")
@@ -141,7 +145,9 @@ def members_of(ctx: Ctx, term_id: str, cls: str) -> list[str]:
     ]
     if cls:
         word = _singular(cls)
-        keys = _SYNONYMS.get(word, (word,))
+        # "推论引擎" / "inference engines" are engines: a class word ending in a known one is it
+        head = next((k for k in _SYNONYMS if word.endswith(k)), word)
+        keys = _SYNONYMS.get(head, (word,))
 
         def of_class(n: str) -> bool:
             term = g.terms[n]
