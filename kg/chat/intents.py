@@ -53,7 +53,7 @@ class Parsed:
 # --- pronouns ----------------------------------------------------------------------------
 
 _ZH_PRONOUN = re.compile(
-    r"前者|后者|它们|这两者|这两个|两者|二者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
+    r"前者|后者|它们|这两者|这两个|这三个|这三者|这几个|两者|二者|三者|它|其(?=中文|英文|全称|定义|作用|原理|缩写|含义|意思|特点|优点|缺点|区别|关系|主要|核心|本质|对应)"
     r"|(?:另一个|另外一个|另一种|另外那个)(?=的|呢|是|怎|为|有|在|又|还|[？?，,。]|$)"
     r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这玩意儿?|这东西|这个|这种|这项|这一|这类"
     r"|这条(?=定律|规则|法则|曲线|线|指标|公式)|这款|这套"
@@ -91,8 +91,12 @@ _PLURAL = {
     "它们",
     "这两者",
     "这两个",
+    "这三个",
+    "这三者",
+    "这几个",
     "两者",
     "二者",
+    "三者",
     "they",
     "them",
     "their",
@@ -335,7 +339,24 @@ _f(
     r"(?:叫什么名字|叫什么|叫啥|叫做什么|称为什么|是什么名字)$",
 )
 # comparisons
+# "gRPC or WebSocket — which is better for streaming audio?", "which is better, PTQ or QAT?":
+# weighing two options is comparing them ("which is faster, X or Y?" asks a fact: a choice)
+_WEIGH_EN = r"which(?: one)? (?:is|'s|would be|works) (?:better|best|preferable|recommended|the better (?:choice|option))\b"
+_SHOULD_EN = r"which(?: one)? should (?:i|we) (?:use|pick|choose|go with)\b"
+_f(
+    "comparison",
+    None,
+    rf"^(?P<a>[^,:;]+?) or (?P<b>[^,:;]+?)\s*[-—–:,?]+\s*(?:{_WEIGH_EN}|{_SHOULD_EN}).*$",
+)
+_f("comparison", None, rf"^(?:{_WEIGH_EN}|{_SHOULD_EN})[^,:]*[,:]\s*(?P<a>.+?) or (?P<b>.+)$")
 # "差在哪", "不同在哪里": where the difference lies is a comparison too
+# "内部 TCO 和外部 TCO 为什么会差很多": why two terms differ is a comparison too
+_f(
+    "comparison",
+    None,
+    r"^(?P<a>.+?)(?:和|与|跟)(?P<b>.+?)(?:之间)?为什么(?:会)?(?:差(?:很多|这么多|那么多|得多|别这么大|别很大)|"
+    r"不一样|不同|差距(?:很|这么|那么)?大)",
+)
 _CMP_ZH = r"(?:区别|差别|差异|不同|异同|分别|不一样|差在哪|差哪)"
 _f(
     "comparison",
@@ -350,12 +371,15 @@ _f(
 _f(
     "comparison",
     None,
-    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:是一回事|是一个东西|是同一个|是同一回事|是不是一回事|是不是一个意思|是一个意思|是不是同一个|是同一个东西|一样|相同|等同|等价)",
+    r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:是一回事|是一个东西|是(?:不是)?同一[个套种款类回样]|是不是一回事|是不是一个意思|是一个意思|一样|相同|等同|等价)",
 )
 _f(
     "comparison",
     None,
-    r"^(?P<a>.+?)(?:和|与|跟|同)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个好|哪个更|谁更|怎么选|如何选|"
+    # "GPTQ 和 AWQ 该选哪个": weighing two options is comparing them ("哪一个对卡间通信要求更高"
+    # asks a fact instead: a choice, kg/chat/references.py)
+    r"^(?P<a>.+?)(?:和|与|跟|同|还是)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个好|哪个更|谁更|怎么选|如何选|"
+    r"(?:我|我们)?(?:该|应该|到底|究竟|要)?(?:选|用|挑)(?:哪个|哪一个|谁)(?:好|更好|比较好)?$|"
     r"比[,，]?(?:优缺点|优劣|好在哪|强在哪|差在哪|怎么样|如何|谁|更))",
 )
 _f("comparison", None, r"differences? between (?P<a>.+?) and (?P<b>.+?)$")
@@ -389,7 +413,7 @@ _f(
     None,
     r"^(?P<a>.+?)\s*(?:(?<![a-z])vs\.?|(?<![a-z])versus|\bcompared (?:to|with))\s*(?P<b>.+?)(?:\s*[-—–:,]+\s*(?:what|which|how).*)?$",
 )
-_PLURAL_X = r"(?P<x>它们|这两者|这两个|两者|二者|they|them|these two|the two|both)"
+_PLURAL_X = r"(?P<x>它们|这两者|这两个|这三个|这三者|这几个|两者|二者|三者|they|them|these two|the two|both)"
 _f("comparison", None, rf"^{_PLURAL_X}(?:之间)?(?:有)?(?:什么|啥|哪些)?{_CMP_ZH}")
 _f("comparison", None, rf"^(?:how|in what way) (?:do|are|does) {_PLURAL_X} (?:differ|different|compare)")
 _f("comparison", None, rf"^what(?:'s| is| are) the differences? between {_PLURAL_X}$")
@@ -412,6 +436,13 @@ _f("relation", None, r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?的?(?
 _f("relation", None, rf"^(?P<x>.+?)(?:和|与|跟)(?:哪些|什么)(?:概念|术语|东西)?{_REL_ZH}")
 _f("relation", None, r"^(?P<x>.+?)的?(?:相关|关联)(?:概念|术语|词)")
 _f("relation", None, r"^how (?:is|are) (?P<a>.+?) (?:related|connected|linked) to (?P<b>.+)$")
+_f("relation", None, r"^how (?:does|do) (?P<a>.+?) (?:relate|connect|tie in|link) (?:to|with) (?P<b>.+)$")
+_f(
+    "relation",
+    None,
+    r"^where (?:does|do) (?P<a>.+?) (?:fit|sit|stand) (?:relative to|in relation to|compared (?:to|with)|"
+    r"next to|within|among|in) (?P<b>.+)$",
+)
 _f("relation", None, r"(?:relationship|relation|link|connection) between (?P<a>.+?) and (?P<b>.+)$")
 _f(
     "relation",
@@ -756,7 +787,12 @@ def parse(question: str) -> Parsed:
             if g in rx.groupindex and m.group(g):
                 # a subject before its frame is the last clause ("……这条定律到底讲的是什么");
                 # a "which" description keeps its first ("每个请求先查缓存，…，这个叫什么")
-                last = intent != "which" and g == "x" and m.start(g) == 0 and m.end(g) < len(body)
+                # so is a comparison's first side ("想把权重压到 INT4，GPTQ 和 AWQ 该选哪个")
+                last = (
+                    intent != "which"
+                    and m.start(g) == 0
+                    and (g == "a" or (g == "x" and m.end(g) < len(body)))
+                )
                 slot = _trim_slot(m.group(g), s + m.start(g), last)
                 if slot is not None:
                     slots.append(slot)

@@ -356,3 +356,15 @@ def test_concurrent_questions_do_not_interfere(glossary: Glossary, engine: Searc
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda q: ask(glossary, engine, q), questions))
     assert [r.answer for r in results] == [expected[q] for q in questions]
+
+
+def test_a_comparison_of_three_listed_terms_has_three_sides(glossary: Glossary, engine: SearchEngine) -> None:
+    state = ConversationState()
+    a = answer(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", context=state)
+    assert a.intent == "comparison"
+    assert a.focus == ["vllm", "sglang", "text-generation-inference"]  # the user's order
+    assert a.citations[0].term_id == "vllm"
+    # the third one is a side of the comparison: an ordinal picks it, and "它" is it afterwards
+    third = answer(glossary, engine, "第三个是哪家出的？", context=state)
+    assert third.citations[0].term_id == "text-generation-inference"
+    assert state.topic == ["text-generation-inference"]

@@ -55,6 +55,21 @@ from kg.chat.intents import is_demonstrative, parse
         ("常见的推理引擎有哪些？", "listing", ["推理引擎"]),
         ("What kinds of quantization are there?", "listing", ["quantization"]),
         ("What parallelism strategies are there?", "listing", ["parallelism"]),
+        # weighing two options compares them; asking which one has a property is a choice
+        ("PTQ or QAT - which is better for accuracy?", "comparison", ["ptq", "qat"]),
+        ("which is better for accuracy, PTQ or QAT?", "comparison", ["ptq", "qat"]),
+        ("想把权重压到 INT4，GPTQ 和 AWQ 该选哪个？", "comparison", ["gptq", "awq"]),
+        ("which is faster, TP or PP?", "which", ["is faster"]),
+        # one thing or two; why two terms differ
+        (
+            "Triton 推论服务器和 OpenAI Triton 是同一套软件吗？",
+            "comparison",
+            ["triton推论服务器", "openai triton"],
+        ),
+        ("内部 TCO 和外部 TCO 为什么会差很多", "comparison", ["内部tco", "外部tco"]),
+        # how one term relates to another, where it fits
+        ("How does the SLO relate to the SLA?", "relation", ["slo", "sla"]),
+        ("Where does AWQ fit relative to PTQ?", "relation", ["awq", "ptq"]),
     ],
 )
 def test_intents_and_slots(question: str, intent: str, slots: list[str]) -> None:
@@ -99,6 +114,7 @@ def test_facets(question: str, facet: str) -> None:
         ("回来说正事：最后那个是谁家出的？", [("最后那个", "ord:-1")]),
         ("回来，它的前缀缓存技术叫什么名字？", [("它", "topic")]),
         ("Back to it: is it faster?", [("it", "topic")]),
+        ("vLLM、SGLang 和 TGI 这三个有啥区别", [("这三个", "both")]),
     ],
 )
 def test_pronouns(question: str, pronouns: list[tuple[str, str]]) -> None:

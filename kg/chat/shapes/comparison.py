@@ -15,7 +15,14 @@ def comparison(ctx: Ctx) -> Answer:
     if len(ctx.parsed.slots) < 2 and len(ctx.referents) < 2:
         return definition(ctx)
     slots = ctx.parsed.slots
-    if len(slots) < 2 or (len(ctx.referents) >= 2 and all(only_pronoun(ctx, s) for s in slots[:2])):
+    p = ctx.pronoun
+    listed_here = p is not None and p.ref == "both" and not ctx.used_context and len(ctx.referents) >= 2
+    if (
+        len(slots) < 2
+        or (len(ctx.referents) >= 2 and all(only_pronoun(ctx, s) for s in slots[:2]))
+        # "vLLM、SGLang 和 TGI 这三个有啥区别": the terms the question lists, in its order
+        or listed_here
+    ):
         # "how does the second one differ from the first?": each pointer picked its own term
         a: Link | None = Link(ctx.referents[0], "context")
         b: Link | None = Link(ctx.referents[1], "context")
@@ -47,7 +54,9 @@ def comparison(ctx: Ctx) -> Answer:
         return finish(ctx, c, "comparison", follow)
     a, b = topic_first(ctx, a, b)
     ctx.linked_by = a.method if a.method != "context" else b.method
-    ctx.focus = list(dict.fromkeys([a.term_id, b.term_id]))
+    # "vLLM、SGLang 和 TGI 这三个有啥区别": every listed term is a side (up to four)
+    extra = [r for r in ctx.referents if r not in (a.term_id, b.term_id)] if listed_here else []
+    ctx.focus = list(dict.fromkeys([a.term_id, b.term_id, *extra]))
     if a.term_id == b.term_id:
         term = g.terms[a.term_id]
         names = t(ctx.lang, "sep").join(term.all_names()[:5])
@@ -55,8 +64,9 @@ def comparison(ctx: Ctx) -> Answer:
         c.definitions(term, max_defs=1)
         return finish(ctx, c, "comparison", [c.follow("related", term.id)])
     ta, tb = g.terms[a.term_id], g.terms[b.term_id]
-    c.add(t(ctx.lang, "cmp_head", a=c.bold(ta.id, full=True), b=c.bold(tb.id, full=True)))
-    for term in (ta, tb):
+    others = t(ctx.lang, "sep").join(c.bold(x, full=True) for x in [tb.id, *extra])
+    c.add(t(ctx.lang, "cmp_head", a=c.bold(ta.id, full=True), b=others))
+    for term in (ta, tb, *(g.terms[x] for x in extra)):
         c.add(f"{c.bold(term.id)}{t(ctx.lang, 'colon')}")
         c.definitions(term, max_defs=1, notes=1)
     direct = edges_between(g, ta.id, tb.id)
