@@ -472,6 +472,23 @@ _f(
     rf"^(?:常见的?|主要的?)?(?P<x>.+?)(?:都|一般|主要|常见的?)?有哪些(?:常见的?|主要的?)?(?P<cls>{_LIST_CLASS}|常见{_LIST_CLASS})?$",
 )
 _f("listing", None, r"^(?P<x>.+?)(?:有|分为|包括|分成)(?:几种|哪几种|多少种|几类|哪几类)")
+# "TPU 内部有哪些计算部件", "NVIDIA 数据中心 GPU 架构都有哪几代", "图像生成流水线一般由哪几个模型组成":
+# the parts, kinds or generations of the term the question opens with
+_f(
+    "listing",
+    None,
+    r"^(?P<x>.+?)(?:内部|里面|里|中|之中)?(?:都|一般|主要|通常)?(?:有|由)(?:哪些|哪几(?:个|种|代|类|部分))"
+    r"[\u4e00-\u9fff]{0,6}?(?:组成|构成)?$",
+)
+# "Which PTQ algorithms are commonly used?", "Which latency metrics should I track?": the members
+# of a class, asked by their use (one, "Which library gives you …", is a which question)
+_f(
+    "listing",
+    None,
+    r"^(?:which|what) (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+s) (?:are (?:commonly |typically |usually |most )?"
+    r"(?:used|common|popular|available|standard|there)|should (?:i|we) (?:track|use|know|monitor|watch|consider)|"
+    r"do (?:people|teams|engines) (?:use|track))\b.*$",
+)
 _f("listing", None, r"^(?:列举|列出|举例)(?:一下)?(?P<x>.+)$")
 _f(
     "listing",

@@ -368,3 +368,12 @@ def test_a_comparison_of_three_listed_terms_has_three_sides(glossary: Glossary, 
     third = answer(glossary, engine, "第三个是哪家出的？", context=state)
     assert third.citations[0].term_id == "text-generation-inference"
     assert state.topic == ["text-generation-inference"]
+
+
+def test_a_listing_gives_the_instances_the_source_gives_in_its_order(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # 002: "模型训练完再做量化…。AWQ、GPTQ、SmoothQuant 均属此类。"
+    a = answer(glossary, engine, "Which PTQ algorithms are commonly used?", context=ConversationState())
+    assert a.intent == "listing" and a.citations[0].term_id == "post-training-quantization"
+    assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]

@@ -70,6 +70,16 @@ from kg.chat.intents import is_demonstrative, parse
         # how one term relates to another, where it fits
         ("How does the SLO relate to the SLA?", "relation", ["slo", "sla"]),
         ("Where does AWQ fit relative to PTQ?", "relation", ["awq", "ptq"]),
+        # the parts, kinds or members of a class the question opens with
+        ("TPU 内部有哪些计算部件", "listing", ["tpu"]),
+        ("图像生成流水线一般由哪几个模型组成？", "listing", ["图像生成流水线"]),
+        ("Which PTQ algorithms are commonly used?", "listing", ["ptq algorithms"]),
+        ("Which latency metrics should I track for an LLM endpoint?", "listing", ["latency metrics"]),
+        (
+            "Which NVIDIA template library gives you GEMM building blocks?",
+            "which",
+            ["nvidia template library gives you gemm building blocks"],
+        ),
     ],
 )
 def test_intents_and_slots(question: str, intent: str, slots: list[str]) -> None:

@@ -10,6 +10,7 @@ from kg.chat.intents import LIST_CLASS_TAIL, Slot
 from kg.chat.model import Answer
 from kg.chat.references import pronoun_in
 from kg.chat.shapes.common import finish, refuse
+from kg.chat.shapes.members import examples_of
 from kg.textnorm import fold, has_cjk
 
 
@@ -107,7 +108,8 @@ def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
 
 
 def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
-    """Kinds/parts of *central*, in this order: its neighbours named like it ("训练后量化"),
+    """Kinds/parts of *central*, in this order: the instances its own definitions give ("AWQ、
+    GPTQ、SmoothQuant 均属此类"), its neighbours named like it ("训练后量化"),
     its neighbours in the topic the head word names (category "精度、量化与模型压缩" for 量化,
     else the central term's own categories), neighbours whose own text names it, then other
     terms named like it. Within a group, by rank in a search for the question."""
@@ -133,6 +135,7 @@ def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
 
     out: list[str] = []
     for group in (
+        examples_of(ctx, central),  # the instances its own definitions give, in their order
         order([n for n in named if n in near]),
         order(in_topic),
         order(mentions_central),
