@@ -480,15 +480,6 @@ _f(
     r"^(?P<x>.+?)(?:内部|里面|里|中|之中)?(?:都|一般|主要|通常)?(?:有|由)(?:哪些|哪几(?:个|种|代|类|部分))"
     r"[\u4e00-\u9fff]{0,6}?(?:组成|构成)?$",
 )
-# "Which PTQ algorithms are commonly used?", "Which latency metrics should I track?": the members
-# of a class, asked by their use (one, "Which library gives you …", is a which question)
-_f(
-    "listing",
-    None,
-    r"^(?:which|what) (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+s) (?:are (?:commonly |typically |usually |most )?"
-    r"(?:used|common|popular|available|standard|there)|should (?:i|we) (?:track|use|know|monitor|watch|consider)|"
-    r"do (?:people|teams|engines) (?:use|track))\b.*$",
-)
 _f("listing", None, r"^(?:列举|列出|举例)(?:一下)?(?P<x>.+)$")
 _f(
     "listing",
@@ -506,6 +497,15 @@ _f(
     r"^what are (?:the )?(?:main |common |some |different |popular )?(?:kinds|types|sorts|forms|variants) of (?P<x>.+)$",
 )
 _f("listing", None, r"^(?:list|name|enumerate)(?: all| the| some| common)? (?P<x>.+)$")
+# "Which PTQ algorithms are commonly used?", "Which latency metrics should I track?": the members
+# of a class, asked by their use (one, "Which library gives you …", is a which question)
+_f(
+    "listing",
+    None,
+    r"^(?:which|what) (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+s) (?:are (?:commonly |typically |usually |most )?"
+    r"(?:used|common|popular|available|standard)|should (?:i|we) (?:track|use|know|monitor|watch|consider)|"
+    r"do (?:people|teams|engines) (?:use|track))\b.*$",
+)
 _f(
     "listing",
     None,
