@@ -95,7 +95,7 @@ def answer(
         linker,
         parsed,
         analysis,
-        detect_lang(parsed, analysis),
+        "zh" if q.pinyin else detect_lang(parsed, analysis),
         context,
         warnings=list(q.warnings),
         full=full,

@@ -13,6 +13,10 @@
 - One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
   "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
+- Pinyin typed for a Chinese name ("huadong chuangkou zhuyili 是啥" → 滑动窗口注意力): a run of
+  Latin words that, run together, is exactly the tone-less pinyin of a Chinese glossary name of
+  two syllables or more (six letters at least) is replaced by that name. Only whole names that
+  one name alone spells so are replaced, so English words are left alone.
 - English inflections: possessives ("vLLM's" → "vLLM") and plurals of glossary words
   ("TPUs" → "TPU", "KV caches" → "KV cache", "strategies" → "strategy") are reduced before
   linking, so that a name the glossary knows is found whatever its inflection. A plural is
@@ -32,6 +36,7 @@ from kg.textnorm import fold, has_cjk, to_simplified
 __all__ = [
     "MAX_QUESTION_CHARS",
     "Question",
+    "from_pinyin",
     "is_traditional",
     "known_words",
     "name_words",
@@ -54,6 +59,8 @@ class Question:
     text: str
     traditional: bool = False
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: a Chinese name was typed in pinyin: the asker reads Chinese, whatever script the rest is in
+    pinyin: bool = False
 
 
 #: Taiwan computing vocabulary that OpenCC's tw2sp leaves as is (after its conversion).
@@ -161,6 +168,59 @@ def _zh_names(glossary: Glossary) -> _ZhNames:
     return _ZhNames(frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)), text)
 
 
+@lru_cache(maxsize=8)
+def _pinyin_names(glossary: Glossary) -> dict[str, str]:
+    """Tone-less pinyin, run together, of each Chinese name → the name (unambiguous keys only)."""
+    from pypinyin import lazy_pinyin
+
+    out: dict[str, str] = {}
+    clash: set[str] = set()
+    for t in glossary.terms.values():
+        for name in t.all_names():
+            folded = fold(name).replace(" ", "")
+            if len(folded) < 2 or not _all_cjk(folded):
+                continue
+            key = "".join(lazy_pinyin(folded)).lower()
+            if len(key) < 6 or not key.isascii():
+                continue
+            if key in out and out[key] != folded:
+                clash.add(key)
+            out[key] = folded
+    for key in clash:
+        del out[key]
+    return out
+
+
+_LATIN_RUN = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)*")
+
+
+def from_pinyin(text: str, glossary: Glossary) -> str:
+    """Replace runs of Latin words that spell a Chinese glossary name in pinyin by that name."""
+    index = _pinyin_names(glossary)
+    if not index:
+        return text
+
+    def run(m: re.Match[str]) -> str:
+        words = m.group(0).split()
+        out: list[str] = []
+        changed = False
+        i = 0
+        while i < len(words):
+            for j in range(len(words), i, -1):
+                joined = "".join(words[i:j]).lower()
+                if (j - i >= 2 or len(joined) >= 8) and joined in index:
+                    out.append(index[joined])
+                    changed = True
+                    i = j
+                    break
+            else:
+                out.append(words[i])
+                i += 1
+        return " ".join(out) if changed else m.group(0)
+
+    return _LATIN_RUN.sub(run, text)
+
+
 def _all_cjk(text: str) -> bool:
     from kg.textnorm import is_cjk_char
 
@@ -256,6 +316,10 @@ def normalize(
         warnings.append(f"question truncated to {MAX_QUESTION_CHARS} characters")
     original = text
 
+    typed = text
+    if glossary is not None:
+        text = from_pinyin(text, glossary)
+    pinyin = text != typed
     choices = tuple(sorted(w for w in known_words if w.isalpha() and len(w) >= 5))
 
     def reduce(m: re.Match[str]) -> str:
@@ -274,4 +338,4 @@ def normalize(
         text = from_taiwan(text)
     if glossary is not None:
         text = correct_chinese(text, glossary)
-    return Question(original, text, traditional, tuple(warnings))
+    return Question(original, text, traditional, tuple(warnings), pinyin)

@@ -88,6 +88,28 @@ def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: st
     assert correct_chinese(question, glossary) == text
 
 
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("huadong chuangkou zhuyili 是啥", "滑动窗口注意力 是啥"),  # a Chinese name typed in pinyin
+        ("zhangliang bingxing zenme lijie", "张量并行 zenme lijie"),
+        ("lengqidong shi sha", "冷启动 shi sha"),  # one word of three syllables
+        # English words are no pinyin of a name; spacing is left as typed
+        ("What is tensor parallelism?", "What is tensor parallelism?"),
+        ("CONTINUOUS   batching", "CONTINUOUS   batching"),
+    ],
+)
+def test_a_chinese_name_typed_in_pinyin(glossary: Glossary, question: str, text: str) -> None:
+    from kg.chat.normalize import from_pinyin
+
+    assert from_pinyin(question, glossary) == text
+
+
+def test_a_pinyin_asker_is_answered_in_chinese(glossary: Glossary, engine: SearchEngine) -> None:
+    a = answer(glossary, engine, "touji jiema shi shenme yisi", context=ConversationState())
+    assert a.grounded and a.lang == "zh" and a.citations[0].term_id == "speculative-decoding"
+
+
 def test_typos_of_glossary_words_are_corrected(glossary: Glossary) -> None:
     from kg.chat.linking import latin_vocabulary
 
