@@ -378,7 +378,7 @@ _f(
     None,
     # "GPTQ 和 AWQ 该选哪个": weighing two options is comparing them ("哪一个对卡间通信要求更高"
     # asks a fact instead: a choice, kg/chat/references.py)
-    r"^(?P<a>.+?)(?:和|与|跟|同|还是)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个好|哪个更|谁更|怎么选|如何选|"
+    r"^(?P<a>.+?)(?:和|与|跟|同|还是)(?:普通的?|一般的?)?(?P<b>.+?)(?:相比|比较|对比|比起来|比有|比的|比哪|哪个(?:效果|性能|精度|速度|表现)?(?:好|更)|谁更|怎么选|如何选|"
     r"(?:我|我们)?(?:该|应该|到底|究竟|要)?(?:选|用|挑)(?:哪个|哪一个|谁)(?:好|更好|比较好)?$|"
     r"比[,，]?(?:优缺点|优劣|好在哪|强在哪|差在哪|怎么样|如何|谁|更))",
 )
@@ -390,6 +390,13 @@ _f(
     "comparison",
     None,
     rf"(?:whether |if )?(?P<a>[^,;:?]+?) (?:is|are|was|runs?|gets?) {_COMPARATIVE_EN} than (?P<b>[^,;:?]+?)(?: for .*| on .*| in .*)?$",
+)
+# "Is RoCEv2 a better choice than iWARP for moving KV cache?": "is X" opens the question
+_f(
+    "comparison",
+    None,
+    rf"^(?:is|are) (?P<a>[^,;:?]+?) (?:an? )?{_COMPARATIVE_EN}(?: choice| option| fit| pick| bet)? than "
+    r"(?P<b>[^,;:?]+?)(?: for .*| on .*| in .*| when .*)?$",
 )
 _f("comparison", None, r"^(?P<a>.+?)比(?P<b>.+?)(?:更|要|还)?(?:快|慢|好|差|省|贵|便宜|大|小|高|低|强|弱)")
 _f(

@@ -60,6 +60,8 @@ from kg.chat.intents import is_demonstrative, parse
         ("which is better for accuracy, PTQ or QAT?", "comparison", ["ptq", "qat"]),
         ("想把权重压到 INT4，GPTQ 和 AWQ 该选哪个？", "comparison", ["gptq", "awq"]),
         ("which is faster, TP or PP?", "which", ["is faster"]),
+        ("SmoothQuant 跟 OmniQuant 哪个效果更好？", "comparison", ["smoothquant", "omniquant"]),
+        ("Is RoCEv2 a better choice than iWARP for moving KV cache?", "comparison", ["rocev2", "iwarp"]),
         # one thing or two; why two terms differ
         (
             "Triton 推论服务器和 OpenAI Triton 是同一套软件吗？",
