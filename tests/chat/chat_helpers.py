@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kg.chat.model import Answer
+from kg.chat.model import Answer, ConversationState
+from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.textnorm import fold
 
@@ -73,3 +74,13 @@ def assert_refusal(ans: Answer, glossary: Glossary) -> None:
     for tid in ans.suggestions:
         for d in glossary.terms[tid].definitions:
             assert d.text not in ans.answer
+
+
+def converse(
+    glossary: Glossary, engine: SearchEngine, *questions: str
+) -> tuple[list[Answer], ConversationState]:
+    """Ask *questions* in one conversation: every answer, and the conversation's state after them."""
+    from kg.chat.bot import answer
+
+    state = ConversationState()
+    return [answer(glossary, engine, q, context=state) for q in questions], state

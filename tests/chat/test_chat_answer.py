@@ -13,7 +13,7 @@ from kg.chat import ConversationState, answer
 from kg.chat.bot import MAX_QUESTION_CHARS
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from tests.chat.chat_helpers import assert_grounded, assert_refusal
+from tests.chat.chat_helpers import assert_grounded, assert_refusal, converse
 
 
 def ask(glossary: Glossary, engine: SearchEngine, q: str, state: ConversationState | None = None):  # type: ignore[no-untyped-def]
@@ -359,13 +359,11 @@ def test_concurrent_questions_do_not_interfere(glossary: Glossary, engine: Searc
 
 
 def test_a_comparison_of_three_listed_terms_has_three_sides(glossary: Glossary, engine: SearchEngine) -> None:
-    state = ConversationState()
-    a = answer(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", context=state)
+    (a, third), state = converse(glossary, engine, "vLLM、SGLang 和 TGI 这三个有啥区别", "第三个是哪家出的？")
     assert a.intent == "comparison"
     assert a.focus == ["vllm", "sglang", "text-generation-inference"]  # the user's order
     assert a.citations[0].term_id == "vllm"
     # the third one is a side of the comparison: an ordinal picks it, and "它" is it afterwards
-    third = answer(glossary, engine, "第三个是哪家出的？", context=state)
     assert third.citations[0].term_id == "text-generation-inference"
     assert state.topic == ["text-generation-inference"]
 

@@ -9,6 +9,7 @@ from kg.chat.model import ConversationState
 from kg.chat.shapes.members import asks_for_examples, asks_for_members
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
+from tests.chat.chat_helpers import converse
 
 
 @pytest.mark.parametrize(
@@ -83,13 +84,10 @@ def test_the_examples_come_in_the_order_the_source_gives_them(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
     # 002: "模型训练完再做量化…。AWQ、GPTQ、SmoothQuant 均属此类。"
-    state = ConversationState()
-    answer(glossary, engine, "什么是训练后量化？", context=state)
-    a = answer(glossary, engine, "它有哪些代表算法？", context=state)
+    (_, a, third), _ = converse(glossary, engine, "什么是训练后量化？", "它有哪些代表算法？", "第三个呢？")
     assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]
     assert a.citations[0].term_id == "activation-aware-weight-quantization"
     assert a.focus[-1] == "post-training-quantization"  # the term itself comes last
-    third = answer(glossary, engine, "第三个呢？", context=state)
     assert third.citations and third.citations[0].term_id == "smoothquant"
 
 
@@ -97,41 +95,35 @@ def test_no_examples_given_leaves_the_question_to_the_other_shapes(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
     # TTFT's definitions give no instances of it: the question is answered as before, not as a list
-    state = ConversationState()
-    answer(glossary, engine, "What is TTFT?", context=state)
-    a = answer(glossary, engine, "Give me some examples of it.", context=state)
+    (_, a), _ = converse(glossary, engine, "What is TTFT?", "Give me some examples of it.")
     assert a.listed == []
 
 
 def test_two_ordinals_compare_the_two_items_they_pick(glossary: Glossary, engine: SearchEngine) -> None:
-    state = ConversationState()
-    answer(glossary, engine, "What is speculative decoding?", context=state)
-    listed = answer(glossary, engine, "Which methods are the usual examples of it?", context=state).listed
-    assert listed[:2] == ["medusa", "eagle"]
-    answer(glossary, engine, "btw do you know a good ramen place in Shibuya?", context=state)
     # "back to it" returns to the conversation; its "it" is no pointer of the question
-    a = answer(
-        glossary, engine, "ok back to it — how does the second one differ from the first?", context=state
+    (_, listing, _, a), _ = converse(
+        glossary,
+        engine,
+        "What is speculative decoding?",
+        "Which methods are the usual examples of it?",
+        "btw do you know a good ramen place in Shibuya?",
+        "ok back to it — how does the second one differ from the first?",
     )
+    assert listing.listed[:2] == ["medusa", "eagle"]
     assert a.intent == "comparison"
     assert [c.term_id for c in a.citations[:1]] == ["eagle"] and "medusa" in a.terms[:2]
 
 
 def test_the_class_itself_is_no_member(glossary: Glossary, engine: SearchEngine) -> None:
-    state = ConversationState()
-    answer(glossary, engine, "前缀缓存是什么？", context=state)
-    a = answer(glossary, engine, "哪些引擎支持它？", context=state)
+    (_, a, last), _ = converse(
+        glossary, engine, "前缀缓存是什么？", "哪些引擎支持它？", "回来说正事：最后那个是谁家出的？"
+    )
     assert a.listed and "inference-engine" not in a.listed
-    last = answer(glossary, engine, "回来说正事：最后那个是谁家出的？", context=state)
     assert last.citations and last.citations[0].term_id == a.listed[-1]
 
 
 def test_a_qualified_class_word_is_its_head(glossary: Glossary, engine: SearchEngine) -> None:
     # "推论引擎" are engines: the same members as "引擎"
-    state = ConversationState()
-    answer(glossary, engine, "什么是前缀缓存？", context=state)
-    a = answer(glossary, engine, "有哪些推論引擎支援它？", context=state)
-    state = ConversationState()
-    answer(glossary, engine, "什么是前缀缓存？", context=state)
-    b = answer(glossary, engine, "哪些引擎支持它？", context=state)
+    (_, a), _ = converse(glossary, engine, "什么是前缀缓存？", "有哪些推論引擎支援它？")
+    (_, b), _ = converse(glossary, engine, "什么是前缀缓存？", "哪些引擎支持它？")
     assert a.listed and a.listed == b.listed

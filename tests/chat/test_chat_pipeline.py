@@ -34,6 +34,7 @@ from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.textgrams import TextTopic, grams
 from kg.search.engine import Hit, SearchEngine
 from kg.store import Glossary
+from tests.chat.chat_helpers import converse
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -648,10 +649,13 @@ def test_an_elliptical_follow_up_takes_the_place_of_the_pronoun_it_continues(
 ) -> None:
     # "Which superchip pairs it with a B200?" then "And with an H200?": the previous question
     # asked again with H200 for B200; its "it" still points at the Grace CPU
-    state = ConversationState()
-    answer(glossary, engine, "What's the Grace CPU?", context=state)
-    answer(glossary, engine, "Which superchip pairs it with a B200?", context=state)
-    a = answer(glossary, engine, "And with an H200?", context=state)
+    (*_, a), _ = converse(
+        glossary,
+        engine,
+        "What's the Grace CPU?",
+        "Which superchip pairs it with a B200?",
+        "And with an H200?",
+    )
     assert a.intent == "which" and a.citations[0].term_id == "gh200", a.terms
 
 
@@ -660,10 +664,7 @@ def test_an_elliptical_follow_up_replaces_the_pronoun_of_a_question_naming_no_te
 ) -> None:
     # "它靠哪个集合通信原语？" named no term but pointed with 它: the new name replaces 它, and
     # "流水线并行靠哪个集合通信原语？" is a which question about PP, not PP's definition
-    state = ConversationState()
-    answer(glossary, engine, "什么是张量并行？", context=state)
-    answer(glossary, engine, "它靠哪个集合通信原语？", context=state)
-    b = answer(glossary, engine, "那流水线并行呢？", context=state)
+    (*_, b), _ = converse(glossary, engine, "什么是张量并行？", "它靠哪个集合通信原语？", "那流水线并行呢？")
     assert b.question == "流水线并行靠哪个集合通信原语?" and b.intent == "which"
 
 
