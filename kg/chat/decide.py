@@ -159,8 +159,35 @@ def _candidate(
                 members = [t for t in near if any(t in near_of(c) for c in classes)]
                 near = members or near
             return near[0] if near else None
+        subject = _subject_term(parsed, analysis)
+        if subject is not None and near_of is not None and parsed.intent == "which":
+            # "LMCache 是哪种架构的主流开源实现？", "StableHLO 最后交给哪个编译器…": the question's
+            # subject is a term, and the answer is one the graph links to it
+            linked = near_of(subject)
+            ranking = [h.term_id for h in retrieval.hits if h.term_id not in exclude][:SUBJECT_DEPTH]
+            near = [t for t in ranking if t in linked]
+            if near:
+                return near[0]
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
+
+
+#: How deep in the ranking a "which" question about a named subject looks for a term linked to it.
+SUBJECT_DEPTH = 5
+
+
+def _subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
+    """The term a question opens with, as its subject ("LMCache 是哪种架构…"), not as the place
+    where the asked-for thing is ("GPU 里专门加速正弦的单元", "Roofline 图上…的那个点")."""
+    if parsed.body is None:
+        return None
+    for span in analysis.spans:
+        if span.start == parsed.body.start and not _LOCATIVE_AFTER.match(parsed.folded[span.end :]):
+            return span.term_id
+    return None
+
+
+_LOCATIVE_AFTER = re.compile(r"\s*(?:图|芯片|卡|集群|系统|框架)?\s*(?:里|上|中|内|之中|当中|的|'s\b)")
 
 
 #: A configuration key or command-line flag: ``--gpu-memory-utilization``, ``max_num_batched_tokens``.

@@ -74,10 +74,11 @@ _EN_THAT = re.compile(
 )
 #: A question asking a fact of a term ("TGI 是哪家出的", "who made it", "which paper"), not for
 #: another term: the decision stage answers with the term itself, the follow-up ranker reads it
-#: as a feature (kg/chat/decide.py, kg/chat/followup.py).
+#: as a feature (kg/chat/decide.py, kg/chat/followup.py). "Which vendor-neutral client…" asks for
+#: a term, not a vendor.
 ASKS_ATTRIBUTE = re.compile(
     r"哪家|哪个公司|哪间公司|哪个厂|谁(?:做|出|开发|提出|发明|推出)|哪一?年|什么时候|哪篇|哪位|"
-    r"\bwho\b|\bwhich (?:company|vendor|year|paper|team|lab)\b|\bwhen\b"
+    r"\bwho\b|\bwhich (?:company|vendor|year|paper|team|lab)(?![\w-])|\bwhen\b"
 )
 
 #: Words opening a question that leaves the conversation's subject.

@@ -220,6 +220,48 @@ def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: Sea
     assert d.candidate is not None and d.candidate != "time-per-output-token"
 
 
+def _which_candidate(glossary: Glossary, engine: SearchEngine, question: str, hits: list[str]) -> str | None:
+    """The decision's candidate for *question*, retrieval's ranking replaced by *hits*."""
+    linker = linker_for(glossary, engine)
+    parsed = parse(question)
+    analysis = linker.analyse(parsed)
+    named = list(dict.fromkeys(s.term_id for s in analysis.spans))
+    retrieval = Retrieval(question, [Hit(t, 1.0 / (i + 1)) for i, t in enumerate(hits)], named)
+    d = decide(
+        engine,
+        refusal_model_for(glossary, engine),
+        parsed,
+        analysis,
+        retrieval,
+        unresolved_pronoun=False,
+        used_context=False,
+        near_of=lambda t: set(glossary.neighbours(t)),
+    )
+    return d.candidate
+
+
+def test_a_which_question_about_a_named_subject_answers_with_a_term_linked_to_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # accelerated-linear-algebra is linked to StableHLO, tvm is not: the subject decides
+    assert "accelerated-linear-algebra" in glossary.neighbours("stablehlo")
+    assert "tvm" not in glossary.neighbours("stablehlo")
+    hits = ["stablehlo", "tvm", "accelerated-linear-algebra"]
+    question = "StableHLO 最后交给哪个编译器转成机器码？"
+    assert _which_candidate(glossary, engine, question, hits) == "accelerated-linear-algebra"
+    # a name saying where the asked-for thing is ("GPU 里…") is no subject: retrieval decides
+    hits = ["graphics-processing-unit", "special-function-unit", "streaming-multiprocessor"]
+    question = "GPU 里专门加速正弦、余弦的单元叫什么？"
+    assert _which_candidate(glossary, engine, question, hits) == "special-function-unit"
+
+
+def test_which_vendor_neutral_asks_for_a_term_not_a_vendor() -> None:
+    from kg.chat.intents import ASKS_ATTRIBUTE
+
+    assert ASKS_ATTRIBUTE.search("which vendor makes it?")
+    assert not ASKS_ATTRIBUTE.search("which vendor-neutral client replays agent sessions?")
+
+
 @pytest.mark.parametrize(
     ("question", "reason"),
     [
