@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python tests/data/make_contrast_split.py dev3   # writes contrast_pairs_dev3.jsonl
     PYTHONPATH=. python tests/data/make_contrast_split.py dev4   # writes contrast_pairs_dev4.jsonl
+    PYTHONPATH=. python tests/data/make_contrast_split.py dev5   # writes contrast_pairs_dev5.jsonl
 
 Reads ``blind/contrast_pairs_NAME.jsonl`` (as written, labels untouched) and leaves out
 
@@ -48,6 +49,12 @@ def name_pair(p: LabelledPair) -> frozenset[str]:
 EARLIER = {
     "dev3": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl"),
     "dev4": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl", "contrast_pairs_dev3.jsonl"),
+    "dev5": (
+        "contrast_pairs.jsonl",
+        "contrast_pairs_dev2.jsonl",
+        "contrast_pairs_dev3.jsonl",
+        "contrast_pairs_dev4.jsonl",
+    ),
 }
 
 
