@@ -45,7 +45,9 @@ side named by its parts ("prefill-decode 分离") is the one term whose name hol
 whose definition names every part (:meth:`kg.relations.Resolver.described`); a bare head that
 labels share once their qualifiers go ("通用 benchmark", with "Benchmark (intelligence)" and
 "Benchmark (performance)") is the one whose own words the owner's text uses
-(:meth:`kg.relations.Resolver.qualified`).
+(:meth:`kg.relations.Resolver.qualified`); a Chinese "<trait><kind>" phrase no name matches
+("不像稀疏模型那样" in *Dense model*) is the one other term of that kind whose definition has the
+trait (:meth:`kg.relations.Resolver.kind_named`).
 Confusables sections and jointly defined lines (with the examples their members give) are
 read in :mod:`kg.relations`.
 """
@@ -72,6 +74,8 @@ class NameResolver(Protocol):
     def qualified(self, phrase: str, context: str) -> str | None: ...
 
     def described(self, phrase: str) -> str | None: ...
+
+    def kind_named(self, phrase: str, exclude: str = "") -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -323,6 +327,7 @@ def _targets(phrase: str, owner: Term, res: NameResolver, keep_owner: bool = Fal
             or _last_named(item, res, "" if keep_owner else owner.id)
             or _sibling(item, owner, res)
             or res.qualified(item, context)  # "通用 benchmark" in a text about 模型智能
+            or res.kind_named(item, owner.id)  # "不像稀疏模型那样" in 稠密模型: MoE
         )
         if tid and tid not in out and (keep_owner or tid != owner.id):
             out.append(tid)

@@ -153,6 +153,28 @@ class Resolver:
         ]
         return fits[0] if len(fits) == 1 else None
 
+    def kind_named(self, phrase: str, exclude: str = "") -> str | None:
+        """The term a Chinese phrase names as "<trait><kind>" when no name is that phrase:
+        "不像稀疏模型那样…" in *Dense model* means the one other term whose name ends in the kind
+        (模型) and whose definition has the trait (稀疏): 混合专家模型. None unless exactly one fits."""
+        text = fold(phrase).strip()
+        m = _TRAIT_KIND.fullmatch(text)
+        if not m or self.resolve(text):
+            return None
+        trait, kind = m.group("trait"), m.group("kind")
+        fits = [
+            t.id
+            for t in self.terms.values()
+            if t.id != exclude
+            and any(fold(n).endswith(kind) for n in t.all_names())
+            and any(trait in d.text for d in t.definitions)
+        ]
+        return fits[0] if len(fits) == 1 else None
+
+
+#: "<trait><kind>", two to four characters each, Chinese only ("稀疏模型").
+_TRAIT_KIND = re.compile(r"(?P<trait>[\u4e00-\u9fff]{2,4})(?P<kind>[\u4e00-\u9fff]{2})")
+
 
 class EdgeSet:
     """Edge collector: one edge per (unordered pair, type), every distinct statement an item.

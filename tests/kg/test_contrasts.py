@@ -322,3 +322,24 @@ def test_a_bare_head_shared_by_qualified_labels_is_told_apart_by_the_owners_word
     assert {(c.a, c.b, c.kind) for c in found} == {("evals", "bench-i", "comparative")}
     # an owner whose words fit neither (or both) gets no side
     assert marker_contrasts(by_id["load"], "比通用 benchmark 更接近业务。", res, "001", 1) == []
+
+
+def test_a_side_named_by_trait_and_kind_is_the_one_term_of_that_kind_with_that_trait() -> None:
+    """ "不像稀疏模型那样…" inside *Dense model*: no node is named 稀疏模型, and the one other term
+    whose name ends in 模型 and whose definition says 稀疏 is the mixture of experts."""
+    terms = [
+        _term("dense", "Dense model", "稠密模型", text="不像稀疏模型那样把 token 路由给少数专家。"),
+        _term("moe", "Mixture of Experts", "混合专家模型", text="把线性层拆成多个稀疏 expert。"),
+        _term("sparsity", "Sparsity", "稀疏性", text="一半值为 0。"),
+        _term("draft", "Draft model", "草稿模型", text="又小又快的模型。"),
+    ]
+    res = Resolver(terms)
+    by_id = {t.id: t for t in terms}
+    found = marker_contrasts(by_id["dense"], terms[0].definitions[0].text, res, "000", 1)
+    assert {(c.a, c.b, c.kind) for c in found} == {("dense", "moe", "negation")}
+    assert res.kind_named("稀疏模型", "dense") == "moe"
+    # two terms of the kind with the trait, or none: no side
+    assert res.kind_named("稀疏模型") is None  # the owner's own text says 稀疏 too
+    assert res.kind_named("巨型模型", "dense") is None
+    # a phrase that is a name is the name's business, not this rule's
+    assert res.kind_named("稠密模型", "moe") is None
