@@ -42,6 +42,8 @@ MIN_SEARCH_SCORE = 0.5
 #: must be a graph neighbour of the term under discussion and rank at most this high.
 MAX_CONTEXT_RANK = 12
 
+#: What joins a possessor's name to a possessed one: "TPU 的 TensorCore", "TPU's SparseCore".
+_OF = re.compile(r"\s*(?:的|'s|’s)\s*")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_'’-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9+'’-]*")
 _EN_STOP = frozenset(
@@ -271,7 +273,7 @@ class Linker:
     # --- analysis -------------------------------------------------------------------------
     def analyse(self, parsed: Parsed) -> Analysis:
         folded = parsed.folded
-        spans = self.engine.matcher.find_mentions(folded)
+        spans = self._possessed_names(folded, self.engine.matcher.find_mentions(folded))
         unknown: list[str] = []
         ranges: list[tuple[int, int]] = []
         capitalised: list[tuple[str, tuple[int, int]]] = []
@@ -304,6 +306,35 @@ class Linker:
         ]
         pronouns = [p for p in pronouns if not any(s.start <= p.start < s.end for s in spans)]
         return Analysis(spans, unknown, ranges, pronouns, capitalised)
+
+    def _possessed_names(self, folded: str, spans: list[Span]) -> list[Span]:
+        """Two names joined by 的 / 's that together are the name of a third term the second also
+        names: "TPU 的 TensorCore" is *TensorCore (TPU)* (named "TPU TensorCore" and "TensorCore"),
+        not Tensor Core."""
+        out: list[Span] = []
+        i = 0
+        while i < len(spans):
+            a = spans[i]
+            b = spans[i + 1] if i + 1 < len(spans) else None
+            if b is not None and _OF.fullmatch(folded[a.end : b.start]):
+                # the possessed name must be a name of that term too ("TensorCore"), so that "TensorRT
+                # 的 LLM 专用分支" stays two names, not TensorRT-LLM
+                owners = {m.term_id for m in self.engine.matcher.exact(b.text)}
+                found = [
+                    m
+                    for m in self.engine.matcher.exact(f"{a.text} {b.text}")
+                    if m.term_id not in (a.term_id, b.term_id) and m.term_id in owners
+                ]
+                if len(found) == 1:
+                    m = found[0]
+                    out.append(
+                        Span(m.term_id, m.name, m.kind, a.start, b.end, folded[a.start : b.end], (m.term_id,))
+                    )
+                    i += 2
+                    continue
+            out.append(a)
+            i += 1
+        return out
 
     # --- slots ---------------------------------------------------------------------------------
     def spans_in(self, analysis: Analysis, slot: Slot) -> list[Span]:

@@ -11,6 +11,8 @@ import pytest
 
 from kg.chat import ConversationState, answer
 from kg.chat.bot import MAX_QUESTION_CHARS
+from kg.chat.intents import parse
+from kg.chat.linking import linker_for
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from tests.chat.chat_helpers import assert_grounded, assert_refusal, converse
@@ -213,6 +215,33 @@ def test_remedy_and_which_answer_with_another_term(glossary: Glossary, real_engi
     a = ask(glossary, real_engine, "Which framework is built around RadixAttention?")
     assert_grounded(a, glossary)
     assert a.citations[0].term_id == "sglang"
+
+
+@pytest.mark.slow
+def test_a_pronoun_into_a_descriptive_question_does_not_make_its_name_the_answer(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """The pronoun points at a name the question gives, but the question describes what it wants:
+    the search's best term answers, not the name the pronoun repeats."""
+    a = ask(
+        glossary,
+        real_engine,
+        "SGLang 的显存放不下那么多 KV cache 了，想把它挪到主机内存和外部存储上，有开源的现成方案吗？",
+    )
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id not in ("sglang", "kv-cache"), a.terms
+
+
+def test_a_name_possessed_by_another_is_the_term_both_name(glossary: Glossary, engine: SearchEngine) -> None:
+    """ "TPU 的 TensorCore" is TensorCore (TPU), whose names are "TPU TensorCore" and "TensorCore";
+    "TensorRT 的 LLM 专用分支" stays two names (LLM is no name of TensorRT-LLM)."""
+    linker = linker_for(glossary, engine)
+    spans = linker.analyse(parse("TPU 的 TensorCore 里面都有啥？")).spans
+    assert [s.term_id for s in spans] == ["tensorcore-tpu"]
+    spans = linker.analyse(parse("算是 TensorRT 的 LLM 专用分支的推理引擎是哪个？")).spans
+    assert [s.term_id for s in spans][:2] == ["tensorrt", "large-language-model"]
+    a = ask(glossary, engine, "TPU 的 TensorCore 里面都有啥？")
+    assert a.citations[0].term_id == "tensorcore-tpu"
 
 
 # --- multi-turn --------------------------------------------------------------------------------------

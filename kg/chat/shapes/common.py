@@ -245,6 +245,20 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         # "SM 里 32 个线程同时执行同一条指令的最小调度单位是什么？": a slot that describes something
         # and merely mentions a name is about what the search over the question ranks first
         link = Link(ctx.decision.candidate, "search")
+    if (
+        link is None
+        and ctx.referent
+        and not ctx.used_context
+        and slot is not None
+        and ctx.decision is not None
+        and ctx.decision.candidate
+        and ctx.decision.candidate != ctx.referent
+        and described_words(ctx, slot) >= DESCRIPTION_WORDS
+    ):
+        # "vLLM 的显存装不下…，想把它下沉到主机内存…，有现成的开源方案吗？": the pronoun points at a
+        # name of the same question, and the question describes what it wants: the search's best
+        # term (LMCache), not the name its pronoun repeats
+        link = Link(ctx.decision.candidate, "search")
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
     if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
