@@ -724,6 +724,8 @@ LIST_CLASS_TAIL = re.compile(
 
 _SENTENCE_END = re.compile(r"[?？](?=.)")
 _CLAUSE_SPLIT = re.compile(
+    # "… changes with the batch size. How do engines pick the best one?": a statement, then the question
+    r"\.\s+(?=(?:how|what|which|why|where|when|is|are|does|do|can|could|should|would|any)\b)|"
     r"[:：;；]\s*|\s+[—–-]{1,2}\s+|——|[,，]\s*(?=(?:一般|通常|那么|那|到底|究竟|应该|又|还|我该|该)?(?:how|what|which|why|is|does|do|can|怎么|为什么|哪|是不是|有没有|这玩意|这东西|它))"
 )
 

@@ -222,6 +222,16 @@ def test_a_lead_in_clause_before_the_how() -> None:
     assert p.intent == "definition" and [x.text for x in p.pronouns] == ["这玩意儿"]
 
 
+def test_a_statement_sentence_before_the_question() -> None:
+    """ "… changes with the batch size. How do engines pick …?": the question is the last sentence,
+    and the body the search reads stays whole."""
+    p = parse("Our chips sit idle half the night. How can we cut what we pay for them?")
+    assert p.intent == "howto_why" and [x.text for x in p.slots] == ["we cut what we pay for them"]
+    assert p.body is not None and p.body.text.startswith("our chips sit idle")
+    # an abbreviation's dot is no sentence end
+    assert parse("what is e.g. TTFT").intent == "definition"
+
+
 @pytest.mark.parametrize(
     ("question", "ordinals"),
     [
