@@ -298,7 +298,10 @@ def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choic
         return word  # "StreamingLLM" is no typo of "streaming"
     from rapidfuzz import fuzz, process
 
-    best = process.extractOne(low, choices, scorer=fuzz.ratio, score_cutoff=85)
+    # a misspelling keeps its first letter (first-letter errors are the rarest kind); a word that
+    # does not is another word ("running" is no typo of "pruning")
+    same_start = tuple(c for c in choices if c[0] == low[0])
+    best = process.extractOne(low, same_start, scorer=fuzz.ratio, score_cutoff=85)
     return str(best[0]) if best else word
 
 

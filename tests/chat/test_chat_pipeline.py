@@ -67,6 +67,23 @@ def test_inflections_are_reduced_to_glossary_words(glossary: Glossary, question:
     assert normalize(question, known_words(glossary)).text == text
 
 
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("continous batching", "continuous batching"),  # a typo of a glossary name word
+        # another word that differs from a name word in its first letter is no typo of it
+        ("before running transcription", "before running transcription"),  # not "pruning"
+        ("adding more FLOPs", "adding more FLOPs"),  # not "padding"
+        ("quantize the weights", "quantize the weight"),  # not "dequantize" (the plural reduced)
+    ],
+)
+def test_typos_of_name_words_are_corrected_other_words_are_not(
+    glossary: Glossary, engine: SearchEngine, question: str, text: str
+) -> None:
+    linker = linker_for(glossary, engine)
+    assert normalize(question, known_words(glossary), linker.vocabulary).text == text
+
+
 def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     q = normalize("KV 快取是什麼？資料平行呢", known_words(glossary))
     assert q.traditional and q.original == "KV 快取是什麼？資料平行呢"
