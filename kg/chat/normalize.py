@@ -8,8 +8,9 @@
   推論 → 推理) before linking, so that "KV 快取" finds KV cache.
 - Typos of glossary words: a Latin word of five letters or more that no term's text uses and
   that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
-  ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency"); two name
-  words run together are a new name, not a typo ("StreamingLLM" stays).
+  ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency"), if it has
+  the same first letter ("running" is no typo of "pruning"); two name words run together are a
+  new name, not a typo ("StreamingLLM" stays).
 - One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
   "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
