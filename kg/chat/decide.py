@@ -44,7 +44,7 @@ from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["Decision", "asks_for_remedy", "decide"]
+__all__ = ["Decision", "asks_about_subject", "asks_for_remedy", "decide", "subject_term"]
 
 Action = Literal["answer", "refuse", "clarify"]
 
@@ -159,7 +159,7 @@ def _candidate(
                 members = [t for t in near if any(t in near_of(c) for c in classes)]
                 near = members or near
             return near[0] if near else None
-        subject = _subject_term(parsed, analysis)
+        subject = subject_term(parsed, analysis)
         if subject is not None and near_of is not None and parsed.intent == "which":
             # "LMCache 是哪种架构的主流开源实现？", "StableHLO 最后交给哪个编译器…": the question's
             # subject is a term, and the answer is one the graph links to it
@@ -176,7 +176,7 @@ def _candidate(
 SUBJECT_DEPTH = 5
 
 
-def _subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
+def subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
     """The term a question opens with, as its subject ("LMCache 是哪种架构…"), not as the place
     where the asked-for thing is ("GPU 里专门加速正弦的单元", "Roofline 图上…的那个点")."""
     if parsed.body is None:
@@ -187,7 +187,33 @@ def _subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
     return None
 
 
-_LOCATIVE_AFTER = re.compile(r"\s*(?:图|芯片|卡|集群|系统|框架)?\s*(?:里|上|中|内|之中|当中|的|'s\b)")
+_LOCATIVE_AFTER = re.compile(
+    r"\s*(?:图|芯片|卡|集群|系统|框架)?\s*(?:里|上|中|内|之中|当中|时|的时候|的|'s\b)"
+)
+
+
+def asks_about_subject(parsed: Parsed, analysis: Analysis, listed: list[str]) -> bool:
+    """A Chinese "which" question about the term it opens with: "StableHLO 最后交给哪个编译器转成
+    TPU 机器码？", "TTFT 主要由哪个阶段决定？", "LMCache 是哪种架构的主流开源实现？".
+
+    The answer is that term and the one the question asks for beside it (the relation shape):
+    every blind writer of the dev splits cites the subject first for these. Not a choice among
+    listed terms ("TP 和 PP 里，哪一个…"), a fact of the term ("TGI 是哪家出的"), a name that only
+    says where ("GPU 里…的单元"), nor a description that names no "哪" ("…的那部分权重叫什么").
+    """
+    if parsed.intent != "which" or parsed.body is None or not has_cjk(parsed.folded) or len(listed) >= 2:
+        return False
+    subject = subject_term(parsed, analysis)
+    if subject is None or ASKS_ATTRIBUTE.search(parsed.folded):
+        return False
+    span_end = next(s.end for s in analysis.spans if s.start == parsed.body.start)
+    rest = parsed.folded[span_end : parsed.body.end]
+    # "TVM 团队为动态形状设计的新一代推理 IR 是哪个？": a description of another term, then "是哪个"
+    return "哪" in rest and not _DESCRIPTION_THEN_WHICH.search(rest)
+
+
+#: A description ending in "的 <noun> 是哪个" asks for the term described, not about the subject.
+_DESCRIPTION_THEN_WHICH = re.compile(r"的[^，,。；;]*?(?:是|叫|为)\s*哪(?:一)?[个种款类家位]?\s*$")
 
 
 #: A configuration key or command-line flag: ``--gpu-memory-utilization``, ``max_num_batched_tokens``.

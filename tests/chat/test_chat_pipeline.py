@@ -272,6 +272,40 @@ def test_a_which_question_about_a_named_subject_answers_with_a_term_linked_to_it
     assert _which_candidate(glossary, engine, question, hits) == "special-function-unit"
 
 
+@pytest.mark.parametrize(
+    ("question", "about_subject"),
+    [
+        ("StableHLO 最后由哪个编译器转成机器码？", True),
+        ("TTFT 主要取决于哪个阶段？", True),
+        ("LMCache 是哪种架构的开源实现？", True),
+        ("TP 和 PP 里，哪一个对卡间通信要求更高？", False),  # a choice among listed terms
+        ("TGI 是哪家出的？", False),  # a fact of the term
+        ("GPU 里专门加速正弦的单元是哪个？", False),  # the name says where
+        ("推理时哪个阶段一次处理全部输入？", False),  # the name says when
+        ("TVM 团队设计的新一代推理 IR 是哪个？", False),  # a description of another term
+        ("Which compiler does StableHLO go to?", False),  # English: the which shape decides
+    ],
+)
+def test_a_chinese_which_question_about_its_opening_term(
+    glossary: Glossary, engine: SearchEngine, question: str, about_subject: bool
+) -> None:
+    from kg.chat.decide import asks_about_subject
+    from kg.chat.references import choice_terms
+
+    linker = linker_for(glossary, engine)
+    parsed = parse(normalize(question, known_words(glossary)).text)
+    analysis = linker.analyse(parsed)
+    assert asks_about_subject(parsed, analysis, choice_terms(parsed.folded, analysis.spans)) is about_subject
+
+
+def test_a_which_question_about_its_opening_term_cites_it_then_what_it_asks_for(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = answer(glossary, engine, "StableHLO 最后由哪个编译器转成 TPU 机器码？", context=ConversationState())
+    assert a.intent == "relation" and a.citations[0].term_id == "stablehlo"
+    assert "**XLA**" in a.answer
+
+
 def test_which_vendor_neutral_asks_for_a_term_not_a_vendor() -> None:
     from kg.chat.intents import ASKS_ATTRIBUTE
 
@@ -722,9 +756,10 @@ def test_an_elliptical_follow_up_replaces_the_pronoun_of_a_question_naming_no_te
     glossary: Glossary, engine: SearchEngine
 ) -> None:
     # "它靠哪个集合通信原语？" named no term but pointed with 它: the new name replaces 它, and
-    # "流水线并行靠哪个集合通信原语？" is a which question about PP, not PP's definition
+    # "流水线并行靠哪个集合通信原语？" asks about PP and the op beside it, not for PP's definition
     (*_, b), _ = converse(glossary, engine, "什么是张量并行？", "它靠哪个集合通信原语？", "那流水线并行呢？")
-    assert b.question == "流水线并行靠哪个集合通信原语?" and b.intent == "which"
+    assert b.question == "流水线并行靠哪个集合通信原语?" and b.intent == "relation"
+    assert b.citations[0].term_id == "pipeline-parallelism"
 
 
 def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
@@ -734,9 +769,10 @@ def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
     answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
     state = ConversationState()
     first = answer(glossary, engine, "TTFT 主要由哪个阶段决定？", context=state, refusal=answers_all)
-    assert first.intent == "which"
+    assert first.intent == "relation"  # TTFT, then the stage beside it
     again = answer(glossary, engine, "那 TPOT 呢？", context=state, refusal=answers_all)
-    assert again.intent == "which"  # asked again, not "define TPOT"
+    assert again.intent == "relation"  # asked again, not "define TPOT"
+    assert again.citations[0].term_id == "time-per-output-token"
     # after a definition, "and X?" defines X
     state = ConversationState()
     answer(glossary, engine, "什么是 TTFT？", context=state, refusal=answers_all)

@@ -43,6 +43,13 @@ def relation(ctx: Ctx) -> Answer:
     others = other_terms(ctx, {focus})
     neighbours = ranked_neighbours(ctx, focus, others)
     via = _via_others(ctx, focus, others, neighbours)
+    if ctx.parsed.facet == "asks":
+        # "StableHLO 最后交给哪个编译器…": the neighbour the search ranks best for the question
+        # comes first, and terms reached through another name (TPU's) do not crowd it out
+        asked = _asked_for(ctx, focus, others)
+        if asked is not None:
+            neighbours = [asked, *(n for n in neighbours if n != asked)]
+            via = []
     if not neighbours and not via:
         c.add(t(ctx.lang, "rel_none", a=c.bold(focus)))
     else:
@@ -65,6 +72,14 @@ def relation(ctx: Ctx) -> Answer:
     if neighbours:
         follow.append(c.follow("compare", focus, neighbours[0]))
     return finish(ctx, c, "relation", follow)
+
+
+def _asked_for(ctx: Ctx, focus: str, others: list[str]) -> str | None:
+    """The neighbour of *focus* a "which" question about it asks for: the best search hit among
+    its neighbours, other than the terms the question names."""
+    near = set(ctx.glossary.neighbours(focus))
+    hits = ctx.retrieval.hits if ctx.retrieval is not None else []
+    return next((h.term_id for h in hits if h.term_id in near and h.term_id not in others), None)
 
 
 def _via_others(ctx: Ctx, focus: str, others: list[str], neighbours: list[str]) -> list[tuple[str, str]]:
