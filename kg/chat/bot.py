@@ -56,7 +56,7 @@ from kg.chat.shapes.members import (
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from kg.textnorm import fold
+from kg.textnorm import fold, has_cjk
 
 __all__ = ["MAX_QUESTION_CHARS", "answer", "detect_lang"]
 
@@ -143,6 +143,10 @@ def answer(
         ctx.parsed.intent = "which"
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
+    if _answered_by_referent(ctx):
+        # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
+        # all-reduce 同步), so TP is quoted first, then the term asked for beside it
+        ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
     users = _members_asked(ctx, question) if action == "answer" and subject is None else None
@@ -176,6 +180,36 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+#: What may come before a pronoun that opens a question as its subject ("那前一个…", "回来说，它…").
+_PRONOUN_SUBJECT = re.compile(r"^[\s那么所以好的嗯回来说，,:：—-]*$")
+
+
+def _answered_by_referent(ctx: Ctx) -> bool:
+    """A Chinese "which" follow-up whose subject is the pronoun ("它跟哪个库的生态结合得最紧？",
+    "后者一般用哪个集合通信原语？") and whose answer the referent's own definition states (the
+    edge between them was read from the referent's text): the referent is quoted first. Not when
+    a copula puts the asked-for term in focus ("它对接的是哪个推理引擎？", "它最早是哪个引擎搞出来的？").
+    """
+    d = ctx.decision
+    if ctx.parsed.intent != "which" or not ctx.used_context or not ctx.referent or d is None:
+        return False
+    p, body = ctx.pronoun, ctx.parsed.body
+    if p is None or body is None or len(ctx.referents) >= 2 or not has_cjk(body.text):
+        return False
+    if not _PRONOUN_SUBJECT.match(ctx.parsed.folded[body.start : p.start]):
+        return False  # "哪个推理引擎是靠它起家的？": the engine is the subject, not "it"
+    if re.search(r"是\s*哪", ctx.parsed.folded[p.end : body.end]):
+        return False  # "它对接的是哪个推理引擎？": the copula puts the engine in focus
+    if not d.candidate or d.candidate == ctx.referent or d.candidate not in ctx.glossary:
+        return False
+    return any(
+        item.subject == ctx.referent
+        for e in ctx.glossary.edges_of(ctx.referent)
+        if {e.source, e.target} == {ctx.referent, d.candidate}
+        for item in e.items
+    )
 
 
 def _loose_demonstrative(ctx: Ctx) -> bool:

@@ -762,6 +762,18 @@ def test_an_elliptical_follow_up_replaces_the_pronoun_of_a_question_naming_no_te
     assert b.citations[0].term_id == "pipeline-parallelism"
 
 
+def test_a_pronoun_subject_whose_definition_gives_the_answer_is_quoted_first(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # TP's own definition says it needs frequent all-reduce: TP first, then AllReduce beside it
+    (_, b), _ = converse(glossary, engine, "什么是张量并行？", "它靠哪种集合通信来同步结果？")
+    assert b.intent == "relation" and b.citations[0].term_id == "tensor-parallelism"
+    assert "allreduce" in b.terms
+    # a copula puts the asked-for term in focus: the which shape answers with it
+    (_, c), _ = converse(glossary, engine, "什么是张量并行？", "它靠的是哪种集合通信？")
+    assert c.intent == "which" and c.citations[0].term_id != "tensor-parallelism"
+
+
 def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
     glossary: Glossary, engine: SearchEngine
 ) -> None:

@@ -78,6 +78,9 @@ def _asked_for(ctx: Ctx, focus: str, others: list[str]) -> str | None:
     """The neighbour of *focus* a "which" question about it asks for: the best search hit among
     its neighbours, other than the terms the question names."""
     near = set(ctx.glossary.neighbours(focus))
+    d = ctx.decision
+    if d is not None and d.candidate in near and d.candidate not in others:
+        return d.candidate  # the term the decision (or the follow-up ranker) chose
     hits = ctx.retrieval.hits if ctx.retrieval is not None else []
     return next((h.term_id for h in hits if h.term_id in near and h.term_id not in others), None)
 
