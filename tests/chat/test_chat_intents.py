@@ -222,6 +222,12 @@ def test_a_lead_in_clause_before_the_how() -> None:
     assert p.intent == "definition" and [x.text for x in p.pronouns] == ["这玩意儿"]
 
 
+def test_a_comparison_on_one_aspect() -> None:
+    p = parse("HBM 跟片上的 SRAM 比带宽怎么样？")
+    assert p.intent == "comparison" and [x.text for x in p.slots] == ["hbm", "片上的sram"]
+    assert parse("它和 TPOT 比起来谁更重要").intent == "comparison"
+
+
 def test_a_statement_sentence_before_the_question() -> None:
     """ "… changes with the batch size. How do engines pick …?": the question is the last sentence,
     and the body the search reads stays whole."""
