@@ -134,11 +134,34 @@ def resolve_reference(ctx: Ctx) -> None:
         # glossary lacks, not the term under discussion
         return
     if state is not None and state.topic:
-        ctx.referent, ctx.used_context = state.topic[0], True
+        ctx.referent, ctx.used_context = _compared_side(ctx, state.topic[0], state.last_terms), True
         return
     before = [s for s in spans if s.end <= p.start]
     if before:
         ctx.referent = before[0].term_id
+
+
+def _compared_side(ctx: Ctx, topic: str, last_terms: list[str]) -> str:
+    """The term "it" stands for in a comparison with a named term: the topic, unless the last
+    answer was about another term that the sources contrast with the named one, or file under its
+    category, and the topic is neither ("它实现的 AllReduce 具体做了什么？" after NCCL, then "它和 Reduce-scatter 有啥区别": AllReduce;
+    "它的激活参数指什么？" after MoE, then "那它和稠密模型有什么区别？": still MoE)."""
+    if ctx.parsed.intent != "comparison" or not last_terms or last_terms[0] == topic:
+        return topic
+    g = ctx.glossary
+    last = last_terms[0]
+    others = [s.term_id for s in ctx.analysis.spans if s.term_id not in (topic, last)]
+    if last not in g or topic not in g:
+        return topic
+
+    def kin(a: str, b: str) -> bool:
+        # contrasted by the sources, or filed under the same category (two collective ops)
+        same = set(g.terms[a].categories) & set(g.terms[b].categories) if b in g else set()
+        return bool(same) or any({e.source, e.target} == {a, b} for e in g.confusables(a))
+
+    if any(kin(last, o) for o in others) and not any(kin(topic, o) for o in others):
+        return last
+    return topic
 
 
 #: Nouns a demonstrative sums a described situation up with ("这种来回", "this problem").

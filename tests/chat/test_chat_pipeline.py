@@ -774,6 +774,26 @@ def test_a_pronoun_subject_whose_definition_gives_the_answer_is_quoted_first(
     assert c.intent == "which" and c.citations[0].term_id != "tensor-parallelism"
 
 
+def test_it_in_a_comparison_is_the_last_answer_when_only_that_is_kin_to_the_other_side(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # AllReduce and Reduce-scatter share a category, NCCL (the topic) does not
+    (_, b, c), _ = converse(
+        glossary,
+        engine,
+        "NCCL 是干嘛的？",
+        "它实现的 AllReduce 具体做了什么？",
+        "它和 Reduce-scatter 有啥区别？",
+    )
+    assert b.citations[0].term_id == "allreduce"
+    assert c.intent == "comparison" and c.terms[:2] == ["allreduce", "reduce-scatter"]
+    # 激活参数 is no kin of 稠密模型 that MoE is not: "it" stays MoE
+    (*_, d), _ = converse(
+        glossary, engine, "什么是 MoE？", "它的激活参数指什么？", "那它和稠密模型有什么区别？"
+    )
+    assert d.terms[:2] == ["mixture-of-experts", "dense-model"]
+
+
 def test_an_elliptical_follow_up_asks_the_previous_question_about_the_new_term(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
