@@ -57,6 +57,8 @@ _ZH_PRONOUN = re.compile(
     r"|(?:另一个|另外一个|另一种|另外那个)(?=的|呢|是|怎|为|有|在|又|还|[？?，,。]|$)"
     r"|(?<![应就又不都也还])该(?=[\u4e00-\u9fff])(?![怎如咋哪什多几不用选])|这玩意儿?|这东西|这个|这种|这项|这一|这类"
     r"|这条(?=定律|规则|法则|曲线|线|指标|公式)|这款|这套"
+    # "那个怎么开啊？": 那个 standing alone (a verb or the end follows), not "那个看卡有多忙的百分比"
+    r"|(?<![\u4e00-\u9fff])那个(?=\s*(?:怎么|怎样|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))"
 )
 _EN_PRONOUN = re.compile(
     r"\bthe other one\b|\bthe other(?=\s*(?:[?.!,;:]|$))|\bthe (former|latter)\b|\b(?:these|the) two\b|\bwhich one\b|\bwhich of (?:the two|them|these|those|the pair)\b"
@@ -108,6 +110,7 @@ _PLURAL = {
 }
 _DEMONSTRATIVE = {
     "这个",
+    "那个",
     "这种",
     "这项",
     "这一",
@@ -242,7 +245,7 @@ def is_demonstrative(p: Pronoun) -> bool:
 # --- frames --------------------------------------------------------------------------------
 
 _LEAD = re.compile(
-    r"^(?:\s*(?:那么|那|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
+    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
     # a change of subject opens the question but says nothing of what it is about: the search
     # and the refusal model see the question without it ("lol unrelated, what's a good name for
     # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole

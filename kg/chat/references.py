@@ -249,9 +249,20 @@ def needs_clarification(ctx: Ctx) -> bool:
     return (
         not ctx.analysis.spans
         and not ctx.analysis.unknown
-        and not is_demonstrative(ctx.pronoun)
+        and (
+            not is_demonstrative(ctx.pronoun)
+            or _STANDS_ALONE.match(ctx.parsed.folded, ctx.pronoun.end) is not None
+        )
         and _words(ctx.parsed.folded) <= SHORT_QUESTION_WORDS
     )
+
+
+#: What follows a demonstrative that stands for a term rather than determining a noun: "that
+#: one", "those?", "those fit in one rack" (a verb), "那个怎么开", not "these charts".
+_STANDS_ALONE = re.compile(
+    r"\s*(?:ones?\b|[?？.!。]|$|(?:do|does|did|is|are|was|were|fit|fits|work|works|mean|means|run|runs|have|has|need|needs|cost|costs)\b|"
+    r"怎|如何|是|有|能|可以|要|该|为什么|咋|呢)"
+)
 
 
 #: Words (Latin words; Chinese at two characters a word) of a question short enough that an

@@ -704,13 +704,25 @@ def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
 
 @pytest.mark.parametrize(
     "question",
-    ["它们俩能一起用吗", "Is it faster than the other one?"],
+    [
+        "它们俩能一起用吗",
+        "Is it faster than the other one?",
+        # a demonstrative standing alone, not determining a noun of its own
+        "How much cheaper is that one?",
+        "How many of those fit in one server?",
+        "那个怎么关掉？",
+    ],
 )
 def test_a_short_question_about_an_unresolved_pronoun_gets_a_question_back(
     glossary: Glossary, engine: SearchEngine, question: str
 ) -> None:
     a = answer(glossary, engine, question, context=ConversationState())
     assert a.needs_clarification and not a.grounded, (question, a.intent, a.terms)
+
+
+def test_a_demonstrative_determining_a_noun_is_no_bare_pronoun() -> None:
+    assert not parse("那个看卡有多忙的百分比，为什么经常骗人？").pronouns
+    assert [p.text for p in parse("那个是什么？").pronouns] == ["那个"]
 
 
 def test_modal_gai_is_not_a_demonstrative() -> None:
