@@ -225,16 +225,18 @@ def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: Sea
     analysis = linker.analyse(parsed)
     retrieval = retrieve(linker, analysis, parsed.body.text if parsed.body else "")
     assert retrieval.named == ["time-per-output-token"]
-    d = decide(
-        engine,
-        refusal_model_for(glossary, engine),
-        parsed,
-        analysis,
-        retrieval,
-        unresolved_pronoun=False,
-        used_context=False,
-    )
+    d = _decide(glossary, engine, parsed, analysis, retrieval)
     assert d.candidate is not None and d.candidate != "time-per-output-token"
+
+
+def _decide(
+    glossary: Glossary, engine: SearchEngine, parsed: Any, analysis: Any, retrieval: Retrieval, **kw: Any
+) -> Any:
+    """The decision stage for a question asked with no conversation, the bundled refusal model."""
+    model = refusal_model_for(glossary, engine)
+    return decide(
+        engine, model, parsed, analysis, retrieval, unresolved_pronoun=False, used_context=False, **kw
+    )
 
 
 def _which_candidate(glossary: Glossary, engine: SearchEngine, question: str, hits: list[str]) -> str | None:
@@ -244,16 +246,7 @@ def _which_candidate(glossary: Glossary, engine: SearchEngine, question: str, hi
     analysis = linker.analyse(parsed)
     named = list(dict.fromkeys(s.term_id for s in analysis.spans))
     retrieval = Retrieval(question, [Hit(t, 1.0 / (i + 1)) for i, t in enumerate(hits)], named)
-    d = decide(
-        engine,
-        refusal_model_for(glossary, engine),
-        parsed,
-        analysis,
-        retrieval,
-        unresolved_pronoun=False,
-        used_context=False,
-        near_of=lambda t: set(glossary.neighbours(t)),
-    )
+    d = _decide(glossary, engine, parsed, analysis, retrieval, near_of=lambda t: set(glossary.neighbours(t)))
     return d.candidate
 
 
