@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
-from kg.chat.decide import asks_about_subject, asks_for_remedy, decide
+from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, ranks
@@ -90,9 +90,11 @@ def answer(
         q = normalize(again, known_words(glossary), linker.vocabulary, glossary)
         parsed = parse(q.text)
         analysis = linker.analyse(parsed)
-    if asks_about_subject(parsed, analysis, choice_terms(parsed.folded, analysis.spans)):
+    opening = subject_span(parsed, analysis)
+    if opening is not None and asks_about_subject(
+        parsed, analysis, choice_terms(parsed.folded, analysis.spans)
+    ):
         # "StableHLO 最后交给哪个编译器…": the subject, then the term it asks for beside it
-        opening = next(s for s in analysis.spans if parsed.body is not None and s.start == parsed.body.start)
         parsed.intent, parsed.facet = "relation", "asks"
         parsed.slots = [Slot(parsed.folded[opening.start : opening.end], opening.start, opening.end)]
     ctx = Ctx(

@@ -25,8 +25,10 @@ Order of the rules (each says why it wins):
 The *candidate* is the term retrieval proposes as the answer. For "which …" questions and
 how-to questions that ask for a remedy ("how do I reduce KV-cache fragmentation?"), the terms
 the question merely names are not candidates: the answer is another term whose definition
-does what the question asks. The shapes use the candidate when linking the question's slots
-finds nothing.
+does what the question asks; for a "which" question that opens with a term as its subject
+("Ring attention is one mechanism of which parallelism?"), a term the graph links to that subject,
+among the search's top five. The shapes use the candidate when linking the question's slots finds
+nothing.
 """
 
 from __future__ import annotations
@@ -37,14 +39,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
-from kg.chat.linking import Analysis
+from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["Decision", "asks_about_subject", "asks_for_remedy", "decide", "subject_term"]
+__all__ = ["Decision", "asks_about_subject", "asks_for_remedy", "decide", "subject_span", "subject_term"]
 
 Action = Literal["answer", "refuse", "clarify"]
 
@@ -176,15 +178,21 @@ def _candidate(
 SUBJECT_DEPTH = 5
 
 
-def subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
-    """The term a question opens with, as its subject ("LMCache 是哪种架构…"), not as the place
+def subject_span(parsed: Parsed, analysis: Analysis) -> Span | None:
+    """The name a question opens with, as its subject ("LMCache 是哪种架构…"), not as the place
     where the asked-for thing is ("GPU 里专门加速正弦的单元", "Roofline 图上…的那个点")."""
     if parsed.body is None:
         return None
     for span in analysis.spans:
         if span.start == parsed.body.start and not _LOCATIVE_AFTER.match(parsed.folded[span.end :]):
-            return span.term_id
+            return span
     return None
+
+
+def subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
+    """The term of :func:`subject_span`."""
+    span = subject_span(parsed, analysis)
+    return span.term_id if span is not None else None
 
 
 _LOCATIVE_AFTER = re.compile(
@@ -203,11 +211,10 @@ def asks_about_subject(parsed: Parsed, analysis: Analysis, listed: list[str]) ->
     """
     if parsed.intent != "which" or parsed.body is None or not has_cjk(parsed.folded) or len(listed) >= 2:
         return False
-    subject = subject_term(parsed, analysis)
+    subject = subject_span(parsed, analysis)
     if subject is None or ASKS_ATTRIBUTE.search(parsed.folded):
         return False
-    span_end = next(s.end for s in analysis.spans if s.start == parsed.body.start)
-    rest = parsed.folded[span_end : parsed.body.end]
+    rest = parsed.folded[subject.end : parsed.body.end]
     # "TVM 团队为动态形状设计的新一代推理 IR 是哪个？": a description of another term, then "是哪个"
     return "哪" in rest and not _DESCRIPTION_THEN_WHICH.search(rest)
 
