@@ -44,6 +44,11 @@ MAX_CONTEXT_RANK = 12
 
 #: What joins a possessor's name to a possessed one: "TPU 的 TensorCore", "TPU's SparseCore".
 _OF = re.compile(r"\s*(?:的|'s|’s)\s*")
+# "<modifier> vs / and / or <named term>", "<修饰>和 / 与 / 还是<名称>" touching the term (gapping)
+_GAP_BEFORE = re.compile(
+    r"(?:^|[\s(（])(?P<en>[a-z][a-z\-]{2,20})\s+(?:vs\.?|versus|and|or|/)\s+$"
+    r"|(?P<zh>[\u4e00-\u9fff]{1,6})\s*(?:和|与|跟|或|还是|/|、)\s*$"
+)
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_'’-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9+'’-]*")
 _EN_STOP = frozenset(
@@ -273,7 +278,9 @@ class Linker:
     # --- analysis -------------------------------------------------------------------------
     def analyse(self, parsed: Parsed) -> Analysis:
         folded = parsed.folded
-        spans = self._possessed_names(folded, self.engine.matcher.find_mentions(folded))
+        spans = self._gapped_names(
+            folded, self._possessed_names(folded, self.engine.matcher.find_mentions(folded))
+        )
         unknown: list[str] = []
         ranges: list[tuple[int, int]] = []
         capitalised: list[tuple[str, tuple[int, int]]] = []
@@ -335,6 +342,37 @@ class Linker:
             out.append(a)
             i += 1
         return out
+
+    def _gapped_names(self, folded: str, spans: list[Span]) -> list[Span]:
+        """A modifier coordinated with a named term shares that term's head: "symmetric vs
+        asymmetric quantization" names *symmetric quantization* too, "static and continuous
+        batching" *static batching*, "对称和非对称量化" 对称量化. The modifier alone becomes a span
+        of the term that modifier + head names, when exactly one term has that name."""
+        out = list(spans)
+        for s in spans:
+            m = _GAP_BEFORE.search(folded[: s.start])
+            if not m:
+                continue
+            if m.group("en"):  # English: the head is the span without its first word
+                if " " not in s.text:
+                    continue
+                options = [(m.group("en"), m.start("en"), f"{m.group('en')} {s.text.split(' ', 1)[1]}")]
+            else:  # Chinese: the modifier is a tail of the run before 和, the head a tail of the span
+                run, end = m.group("zh"), m.end("zh")
+                options = [
+                    (run[-k:], end - k, run[-k:] + s.text[i:])
+                    for k in range(min(4, len(run)), 0, -1)
+                    for i in range(1, len(s.text))
+                ]
+            for modifier, start, form in options:
+                if any(o.start <= start < o.end for o in spans):
+                    break  # the modifier is a name of its own ("TTFT 和 TPOT")
+                hits = {x.term_id for x in self.engine.matcher.exact(form)} - {s.term_id}
+                if len(hits) == 1:
+                    tid = next(iter(hits))
+                    out.append(Span(tid, form, "gapped", start, start + len(modifier), modifier, (tid,)))
+                    break
+        return sorted(out, key=lambda x: x.start)
 
     # --- slots ---------------------------------------------------------------------------------
     def spans_in(self, analysis: Analysis, slot: Slot) -> list[Span]:

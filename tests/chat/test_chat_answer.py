@@ -244,6 +244,24 @@ def test_a_name_possessed_by_another_is_the_term_both_name(glossary: Glossary, e
     assert a.citations[0].term_id == "tensorcore-tpu"
 
 
+def test_a_modifier_coordinated_with_a_name_shares_its_head(glossary: Glossary, engine: SearchEngine) -> None:
+    """ "symmetric vs asymmetric quantization" names both terms (gapping), in either language; a
+    modifier that is a name of its own ("TTFT 和 TPOT") or names nothing with the head stays as it is."""
+    linker = linker_for(glossary, engine)
+    for q in ("Explain symmetric vs asymmetric quantization.", "对称和非对称量化有什么区别"):
+        spans = linker.analyse(parse(q)).spans
+        assert [s.term_id for s in spans] == ["symmetric-quantization", "asymmetric-quantization"], q
+        a = ask(glossary, engine, q)
+        assert a.intent == "comparison"
+        assert set(a.terms[:2]) == {"symmetric-quantization", "asymmetric-quantization"}, a.terms
+    spans = linker.analyse(parse("static and continuous batching")).spans
+    assert [s.term_id for s in spans] == ["static-batching", "continuous-batching"]
+    spans = linker.analyse(parse("TTFT 和 TPOT 的区别")).spans
+    assert [s.term_id for s in spans] == ["time-to-first-token", "time-per-output-token"]
+    spans = linker.analyse(parse("fast and continuous batching")).spans
+    assert [s.term_id for s in spans] == ["continuous-batching"]
+
+
 # --- multi-turn --------------------------------------------------------------------------------------
 
 
