@@ -836,7 +836,7 @@ def eval_chat(
 ContrastSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev5 and test splits.",
+    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev6 and test splits.",
 )
 DEFAULT_CONTRAST_SPLITS = (
     "dev=tests/data/contrast_pairs.jsonl",
@@ -844,6 +844,7 @@ DEFAULT_CONTRAST_SPLITS = (
     "dev3=tests/data/contrast_pairs_dev3.jsonl",
     "dev4=tests/data/contrast_pairs_dev4.jsonl",
     "dev5=tests/data/contrast_pairs_dev5.jsonl",
+    "dev6=tests/data/contrast_pairs_dev6.jsonl",
     "test=tests/data/contrast_pairs_test.jsonl",
 )
 

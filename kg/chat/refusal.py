@@ -434,18 +434,26 @@ def _threshold(probs: np.ndarray, labels: np.ndarray) -> float:
 
 
 def _cache_key(glossary: Glossary, engine: SearchEngine) -> str | None:
-    """What determines a fit on the packaged data: the training file, the code that computes the
-    features (kg/chat, kg/search, embeddings), the graph's names and texts and the encoder (None
-    without a dense stage)."""
+    """What determines a fit on the packaged data: the training file, the code and learned weights
+    that compute the features (kg/chat, kg/search, embeddings: ``*.py`` and ``*.json``, e.g. the
+    search fusion), the example questions the search ranks by, the graph's names and texts and the
+    encoder (None without a dense stage)."""
     import hashlib
 
     if engine.dense is None:
         return None
     h = hashlib.sha256()
     root = Path(__file__).resolve().parents[2]
-    code = sorted(p for d in ("kg/chat", "kg/search", "embeddings") for p in (root / d).rglob("*.py"))
+    code = sorted(
+        p
+        for d in ("kg/chat", "kg/search", "embeddings")
+        for ext in ("*.py", "*.json")
+        for p in (root / d).rglob(ext)
+    )
     for part in (TRAINING_DATA.read_bytes(), engine.dense.spec.encode(), *(p.read_bytes() for p in code)):
         h.update(hashlib.sha256(part).digest())
+    if engine.examples is not None:  # the examples stage's questions move the search's scores
+        h.update(hashlib.sha256("\n".join(engine.examples.texts).encode()).digest())
     for tid in sorted(glossary.terms):
         term = glossary.terms[tid]
         h.update(

@@ -4,9 +4,10 @@ A corpus may hold ``examples.jsonl``: questions people ask, each with the names 
 answers it (``{"text": "How do I stop one huge prompt from stalling everyone's stream?",
 "gold": ["Chunked prefill"]}``). The bundled file holds the in-domain questions written blind for
 training the chat's refusal model (``tests/data/refusal_indomain_train*.jsonl``) and questions
-written blind to describe each entry's use without naming it (``tests/data/examples_train4.jsonl``),
-made into ``corpus/examples.jsonl`` by ``tests/data/make_examples.py``; never a question of an
-evaluation split.
+written blind to describe each entry's use without naming it (``tests/data/examples_train4.jsonl``)
+or to ask why, how or which with it as the answer (``tests/data/examples_train5.jsonl``), made into
+``corpus/examples.jsonl`` by ``tests/data/make_examples.py``; never a question of an evaluation
+split.
 
 Why a stage: a definition says what a term *is*; a user asks what it *does for them* ("how do I
 serve thousands of fine-tuned variants on one base model?" → LoRA). The encoder places such a

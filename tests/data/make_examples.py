@@ -3,8 +3,9 @@
     python tests/data/make_examples.py
 
 From the in-domain questions written blind for training only (refusal_indomain_train.jsonl,
-refusal_indomain_train2.jsonl and refusal_indomain_train3.jsonl, and examples_train4.jsonl: questions
-that describe a term's use without naming it, two or three per entry of every source), each with
+refusal_indomain_train2.jsonl and refusal_indomain_train3.jsonl, examples_train4.jsonl: questions
+that describe a term's use without naming it, two or three per entry of every source, and
+examples_train5.jsonl: why / symptom, how-to and which questions, one to three per entry), each with
 the names of the term that answers it. A question that
 also occurs in any evaluation split (chat, retrieval; dev, holdout or test) is left out, so that
 no evaluated question is ever an example of its own answer.
@@ -22,6 +23,7 @@ SOURCES = (
     "refusal_indomain_train2.jsonl",
     "refusal_indomain_train3.jsonl",
     "examples_train4.jsonl",
+    "examples_train5.jsonl",
 )
 
 
