@@ -186,8 +186,19 @@ _PREPOSITION = re.compile(
 )
 
 
+# A quantity: a number with a unit ("30ms", "192GB", "4-bit", "3.35TB/s", "70B", "8x"), not a name
+_QUANTITY = re.compile(
+    r"\d+(?:\.\d+)?-?(?:[munµ]?s|[kmgtp]i?b(?:/s|ps)?|[kmgtp]?b|bits?|bytes?|[kmgtp]?(?:flops|ops|hz|w)|"
+    r"tok(?:en)?s?(?:/s)?|k|m|x|t|tps|qps|rps)",
+    re.IGNORECASE,
+)
+
+
 def _is_name_like(token: str) -> bool:
-    """CamelCase, ALLCAPS or letters mixed with digits in some part ("ZeRO", "FlashDecode", "v9")."""
+    """CamelCase, ALLCAPS or letters mixed with digits in some part ("ZeRO", "FlashDecode", "v9");
+    never a quantity ("30ms", "80GB", "4-bit")."""
+    if _QUANTITY.fullmatch(token):
+        return False
     if re.search(r"[-_./]", token) and re.search(r"\d", token) and re.search(r"[A-Za-z]", token):
         return True  # "Mamba-3", "GPT-5", "FlashAttention-9"
     for part in re.split(r"[-_./]", token):

@@ -18,6 +18,10 @@ def test_unknown_name_shaped_words(glossary: Glossary, engine: SearchEngine) -> 
         ("What is TensorRT-LLM?", []),  # a known name, covered by a mention
         ("OpenAI 的 Triton 是什么？", []),  # OpenAI occurs in the sources
         ("Who won the 2022 World Cup?", []),  # a year is not a name
+        ("Is a 30ms TPOT acceptable for chat?", []),  # a quantity is not a name
+        ("What is the 192GB B200?", []),
+        ("Is 4-bit FP4 good enough at 3.35TB/s?", []),
+        ("Is the X900 better than B200?", ["X900"]),  # letters before digits: a model name
     ]:
         a = linker.analyse(parse(q))
         assert a.unknown == unknown, q
