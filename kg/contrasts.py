@@ -10,7 +10,9 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
   "与 X 相比 / 对比 / 相对 / 相反 / 混为一谈 / 有所不同" — "A 与 B…" with A touching 与 has A as
   its subject, not the owner —, "介于 X 与 Y 之间", "Y 是更…的说法", "than X", "superior to X"),
   offers them as alternatives
-  ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同"), or sets their
+  ("X 还是 Y", "可以 X，也可以 Y", "X vs Y", "X 与 Y 之间的权衡", "两者…不同", a trade: "用 X 换 Y",
+  "trades X for Y"), names a baseline ("也是量化方案精度对照的基准"), orders two stages ("发生在
+  serving 之前"), or sets their
   figures side by side ("A100 2 TB/s、H100 3.35 TB/s");
 - ``counterpart``: the same role on another vendor or platform ("X 是 AMD 的对应实现",
   "相当于 NVIDIA 平台上的 X", "对标 X", "the counterpart of X", two definitions that say the same
@@ -136,6 +138,16 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:可以|要么|或者|either)(?P<x>[^。；;]{1,30}?)[，,\s]*(?:也可以|要么|或者|\bor\b)(?P<y>[^，。；,;]{1,30})",
         ),
         ("among", r"(?P<x>[^，。；,;：:（(]{1,40}?)\s+(?:vs\.?|versus|VS)\s+(?P<y>[^，。；,;：:）)]{1,40})"),
+        # a trade: "它用显存换计算", "trades memory for compute"
+        ("among", rf"(?:用|以|拿)(?P<x>{_NP}{{1,20}}?)(?:换取|换来|来换|换)(?P<y>{_NP}{{1,20}})"),
+        ("among", r"(?i)\btrades?\s+(?P<x>[^,.;:]{1,30}?)\s+for\s+(?P<y>[^,.;:]{1,30})"),
+        # a baseline compared against: "也是量化方案精度对照的基准", "the baseline for X"
+        (
+            "comparative",
+            rf"(?P<x>{_NP}{{1,30}}?)(?:精度|性能|质量|效果)?(?:对照|对比|比较)的?(?:基准|基线)",
+        ),
+        # two stages in order: "发生在 serving 之前"
+        ("comparative", rf"发生在(?P<x>{_NP}{{1,20}}?)(?:之前|之后|以前|以后)"),
         (
             "comparative",
             rf"(?:比|较之)(?:起)?(?P<x>{_NP}{{1,20}}?)(?:更|还|慢|快|大|小|低|高|减半|省|贵|便宜|少|多|强|弱|好|差)",

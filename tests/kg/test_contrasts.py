@@ -343,3 +343,29 @@ def test_a_side_named_by_trait_and_kind_is_the_one_term_of_that_kind_with_that_t
     assert res.kind_named("巨型模型", "dense") is None
     # a phrase that is a name is the name's business, not this rule's
     assert res.kind_named("稠密模型", "moe") is None
+
+
+def test_a_trade_a_baseline_and_an_order_of_stages_are_contrasts() -> None:
+    """ "用 X 换 Y" / "trades X for Y" sets X against Y; "是 X 精度对照的基准" sets the owner against
+    X; "发生在 X 之前" sets two stages apart. A plain mention in such a sentence does not."""
+    terms = [
+        _term("bf16", "BF16", text="x"),
+        _term("quant", "Quantization", "量化", text="x"),
+        _term("infer", "Inference", "推理", text="x"),
+        _term("pre", "Pretraining", "预训练", text="x"),
+        _term("serving", "Serving", text="x"),
+        _term("mem", "Memory", "显存", text="x"),
+        _term("comp", "Compute", "算力", text="x"),
+        _term("kv", "KV cache", text="x"),
+    ]
+    res = Resolver(terms)
+    by_id = {t.id: t for t in terms}
+
+    def pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
+        return {(*sorted((c.a, c.b)), c.kind) for c in marker_contrasts(by_id[owner], text, res, "001", 1)}
+
+    assert pairs("bf16", "用它做推理也是量化方案精度对照的基准。") == {("bf16", "quant", "comparative")}
+    assert pairs("pre", "发生在 serving 之前；推理工程消费其权重。") == {("pre", "serving", "comparative")}
+    assert pairs("kv", "它用显存换算力。") == {("comp", "mem", "comparative")}
+    assert pairs("kv", "It trades Memory for Compute.") == {("comp", "mem", "comparative")}
+    assert pairs("kv", "它占用显存，也节省算力。") == set()
