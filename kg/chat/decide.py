@@ -362,6 +362,30 @@ def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -
     return False
 
 
+def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """The subject of a definition is a glossary name under a Chinese modifier that no glossary
+    text (names or definitions) contains: "回旋解码是什么？", "追光解码是什么？" — a variant the
+    glossary does not define, so defining the bare concept would answer another question. A
+    modifier the texts use ("流式分页注意力") is no such coinage, and neither is a name the matcher
+    knows as a whole ("动态批处理")."""
+    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        return False
+    slot = parsed.slots[0]
+    f = parsed.folded
+    inside = [s for s in analysis.spans if slot.start <= s.start and s.end <= slot.end]
+    if len(inside) != 1 or f[inside[0].end : slot.end].strip(" -?？"):
+        return False
+    modifier = f[slot.start : inside[0].start].strip(" -")
+    if not modifier:
+        return False
+    # Chinese only: an English modifier is too often a word of the question's frame ("the
+    # abbreviation QAT") or an inflection the glossary's mostly Chinese texts never use
+    if not (2 <= len(modifier) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in modifier)):
+        return False
+    n_tokens, known = engine.lexical.coverage(modifier)
+    return n_tokens > 0 and known == 0
+
+
 #: What may follow an unknown name that heads a definition's subject: one or two plain words,
 #: then the end or a prepositional tail ("ShardSpill offloading in multi-node serving",
 #: "Quantum KV Lattice technique for long-context serving").
@@ -450,8 +474,9 @@ def decide(
     if named_referent and feats["unknown"] == 0:
         # the question names a term and asks about it through a pronoun: its subject is that term
         return Decision("answer", True, "named_referent", p, candidate, feats)
-    if _made_up_subject(engine, parsed, analysis):
-        # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it
+    if _made_up_subject(engine, parsed, analysis) or _coined_variant(engine, parsed, analysis):
+        # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it;
+        # "回旋解码是什么？": a known concept under a modifier no glossary text has ever used
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
     switched = bool(TOPIC_SWITCH.match(parsed.folded))  # "Unrelated:", "lol", "换个话题"
     if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR and not switched:

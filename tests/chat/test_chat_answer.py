@@ -371,6 +371,21 @@ def test_out_of_domain_is_refused_with_suggestions(
     assert ("词表里没有" in a.answer) if a.lang == "zh" else ("The glossary has no" in a.answer)
 
 
+def test_a_known_concept_under_a_coined_chinese_modifier_is_refused(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "回旋解码是什么？": 解码 is a glossary name, 回旋 occurs in no glossary text, so the question
+    asks about a variant the glossary does not define; "动态批处理" is a name as a whole, and a
+    modifier the texts use ("静态") is no coinage."""
+    a = ask(glossary, engine, "回旋解码是什么？")
+    assert_refusal(a, glossary)
+    assert a.intent == "out_of_domain"
+    for q, tid in (("动态批处理是什么？", "dynamic-batching"), ("静态批处理是什么？", "static-batching")):
+        a = ask(glossary, engine, q)
+        assert_grounded(a, glossary)
+        assert a.citations[0].term_id == tid, q
+
+
 def test_unknown_compound_names_are_reported(glossary: Glossary, engine: SearchEngine) -> None:
     a = ask(glossary, engine, "什么是 Ring-AllGather-X 协议？")
     assert "Ring-AllGather-X" in a.answer
