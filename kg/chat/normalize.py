@@ -149,11 +149,23 @@ class _ZhNames:
     # the definitions' text: a window the sources themselves write is a word, not a typo
     # ("矩阵乘加" is no misspelling of 矩阵乘法)
     text: str = ""
+    # three-character names by their tone-less pinyin (only unambiguous keys): a one-character
+    # slip of the input method keeps the sound ("分次器" → 分词器, "命中律" → 命中率)
+    sounds: dict[str, str] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=8)
 def _zh_names(glossary: Glossary) -> _ZhNames:
     names = {n for t in glossary.terms.values() for n in (fold(x) for x in t.all_names()) if _all_cjk(n)}
+    sounds: dict[str, str] = {}
+    heard: set[str] = set()
+    for n in sorted(x for x in names if len(x) == 3):
+        key = _sound(n)
+        if key in sounds:
+            heard.add(key)
+        sounds[key] = n
+    for key in heard:
+        del sounds[key]
     names = {n for n in names if len(n) >= 4}
     masked: dict[str, str] = {}
     clash: set[str] = set()
@@ -166,7 +178,26 @@ def _zh_names(glossary: Glossary) -> _ZhNames:
     for key in clash:
         del masked[key]
     text = "\n".join(to_simplified(fold(d.text)) for t in glossary.terms.values() for d in t.definitions)
-    return _ZhNames(frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)), text)
+    return _ZhNames(
+        frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)), text, sounds
+    )
+
+
+def _sound(text: str) -> str:
+    """Tone-less pinyin of *text*, syllables joined by spaces."""
+    from pypinyin import lazy_pinyin
+
+    return " ".join(lazy_pinyin(text))
+
+
+def _homophone(window: str, zh: _ZhNames) -> str | None:
+    """The three-character name *window* sounds like, one character apart ("分次器" → 分词器)."""
+    if len(window) != 3 or window in zh.text:
+        return None
+    name = zh.sounds.get(_sound(window))
+    if name is None or sum(a != b for a, b in zip(name, window, strict=True)) != 1:
+        return None
+    return name
 
 
 @lru_cache(maxsize=8)
@@ -276,6 +307,12 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
                     break
             if done:
                 break
+        if not done and i in bounds and i + 3 in bounds:
+            name = _homophone(to_simplified("".join(out[i : i + 3])), zh) if i + 3 <= len(out) else None
+            if name is not None:
+                out[i : i + 3] = list(name)
+                i += 3
+                done = True
         if not done:
             i += 1
     return "".join(out)

@@ -100,6 +100,11 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
         ("它和专家并行是什么关系？", "它和专家并行是什么关系？"),  # a word glued to a name is no typo
         ("双缓冲 vs 三缓冲", "双缓冲 vs 三缓冲"),  # names as they stand are never changed
         ("专门做矩阵乘加的那块", "专门做矩阵乘加的那块"),  # a word the sources write is no typo of 矩阵乘法
+        # a three-character name, one character off, only when it sounds the same (an input-method slip)
+        ("分次器是干什么的？", "分词器是干什么的？"),
+        ("缓存命中律怎么算？", "缓存命中率怎么算？"),
+        ("什么是推理器", "什么是推理器"),  # one character off 推理…, but no name sounds like it
+        ("分析器是干什么的？", "分析器是干什么的？"),  # one character off 分词器, another sound
     ],
 )
 def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: str) -> None:
