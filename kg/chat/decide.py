@@ -363,11 +363,11 @@ def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -
 
 
 def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
-    """The subject of a definition is a glossary name under a Chinese modifier that no glossary
-    text (names or definitions) contains: "回旋解码是什么？", "追光解码是什么？" — a variant the
-    glossary does not define, so defining the bare concept would answer another question. A
-    modifier the texts use ("流式分页注意力") is no such coinage, and neither is a name the matcher
-    knows as a whole ("动态批处理")."""
+    """The subject of a definition is a glossary name under a Chinese modifier (two to six
+    characters) with a word no glossary text (names or definitions) contains: "回旋解码是什么？",
+    "量子折叠量化是什么？" — a variant the glossary does not define, so defining the bare concept
+    would answer another question. A modifier the texts use ("流式分页注意力") is no such coinage,
+    and neither is a name the matcher knows as a whole ("动态批处理")."""
     if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
         return False
     slot = parsed.slots[0]
@@ -380,10 +380,10 @@ def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) ->
         return False
     # Chinese only: an English modifier is too often a word of the question's frame ("the
     # abbreviation QAT") or an inflection the glossary's mostly Chinese texts never use
-    if not (2 <= len(modifier) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in modifier)):
+    if not (2 <= len(modifier) <= 6 and all("\u4e00" <= c <= "\u9fff" for c in modifier)):
         return False
     n_tokens, known = engine.lexical.coverage(modifier)
-    return n_tokens > 0 and known == 0
+    return n_tokens > 0 and known < n_tokens
 
 
 #: What may follow an unknown name that heads a definition's subject: one or two plain words,
