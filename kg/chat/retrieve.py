@@ -1,8 +1,8 @@
 """The retrieval stage: every answer starts from the hybrid search over the question.
 
-The search runs on the question's body with its pronouns replaced by the term under
-discussion (:meth:`Ctx.body_text`), through the linker's per-question cache, so the shapes
-that search the same text again pay nothing. What it keeps:
+The search runs on the whole question, or, when it has pronouns, on its body with the
+pronouns replaced by the term under discussion (:meth:`Ctx.body_text`), through the linker's
+per-question cache, so the shapes that search the same text again pay nothing. What it keeps:
 
 - ``hits``: the hybrid ranking (labels, BM25, dense, fuzzy), best first;
 - ``named``: the terms the question names (its mention spans), in order of appearance;
