@@ -71,15 +71,16 @@ class Ctx:
         return bool(self.analysis.spans) or self.used_context
 
     def body_text(self, substitute: bool = True) -> str:
-        """The whole question when it has no pronoun; else the question without its frame's
-        edges, pronouns replaced by the referent's name.
+        """The whole question when it has no pronoun (or, substituting, no referent); else the
+        question without its frame's edges, pronouns replaced by the referent's name.
 
         "SGLang 里它对应的实现叫什么" → "SGLang 里前缀缓存对应的实现叫什么", so that a search
         for what else the question asks about knows what "它" is.
         """
-        if not self.analysis.pronouns:
-            # nothing to replace: the whole question, frame words too, is what the search ranks
-            # best — the example questions it matches are whole questions ("Which metric tells…")
+        if not self.analysis.pronouns or (substitute and not self.referent):
+            # nothing to replace (no pronoun, or one with no referent: "how much electricity it
+            # takes"): the whole question, frame words too, is what the search ranks best — the
+            # example questions it matches are whole questions ("Which metric tells…")
             return re.sub(r"\s+", " ", self.parsed.folded).strip()
         body = self.parsed.body.text if self.parsed.body else self.parsed.folded
         offset = self.parsed.body.start if self.parsed.body else 0
