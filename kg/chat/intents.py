@@ -421,6 +421,12 @@ _f(
     r"^(?:is|are) (?P<a>.+?) (?:the same(?: things?)? as|different from|equivalent to|identical to) (?P<b>.+)$",
 )
 _f("comparison", None, r"^compare (?P<a>.+?) (?:and|with|to|against) (?P<b>.+)$")
+# "How does SGLang stack up against MLC-LLM?", "How do TP and PP measure up to each other?"
+_f(
+    "comparison",
+    None,
+    r"^(?:how )?(?:do|does|would|will) (?P<a>.+?) (?:stack|measure|hold) up (?:against|to|with) (?P<b>.+)$",
+)
 _f(
     "comparison",
     None,

@@ -152,6 +152,19 @@ def test_comparison_with_an_unknown_side_says_so(glossary: Glossary, engine: Sea
     assert "no term matching" in a.answer
 
 
+@pytest.mark.slow
+def test_a_comparison_of_sides_no_name_links_answers_with_retrievals_term(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """ "比较两家芯片的时候…要怎么比才公平？" opening a conversation names no two terms: the answer is
+    the term the search of the whole question ranks first, not two search guesses for its sides."""
+    q = "比较两家芯片的时候，精度和负载设定都不一样，这样的结论可信吗？要怎么比才公平？"
+    a = ask(glossary, real_engine, q)
+    assert_grounded(a, glossary)
+    assert a.intent != "comparison"
+    assert a.citations[0].term_id == real_engine.search(q, "hybrid", limit=5).hits[0].term_id, a.terms
+
+
 # --- relations, listings, how/why ----------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from kg.chat.intents import is_demonstrative, parse
     ("question", "intent", "slots"),
     [
         ("什么是 TTFT？", "definition", ["ttft"]),
+        ("How does SGLang stack up against MLC-LLM?", "comparison", ["sglang", "mlc-llm"]),
         ("TTFT 是啥", "definition", ["ttft"]),
         ("张量并行是什么？", "definition", ["张量并行"]),
         ("光电路交换机是干什么用的？", "definition", ["光电路交换机"]),

@@ -8,12 +8,27 @@ from kg.chat.linking import Link
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish, only_pronoun, pair, refuse, topic_first
 from kg.chat.shapes.definition import definition
+from kg.chat.shapes.howto import howto
 from kg.chat.shapes.mentioned import add_mentions, mentioned_named
 
 
 def comparison(ctx: Ctx) -> Answer:
     if len(ctx.parsed.slots) < 2 and len(ctx.referents) < 2:
         return definition(ctx)
+    in_conversation = ctx.state is not None and bool(ctx.state.topic)
+    if (
+        not ctx.referents
+        and not in_conversation
+        and not any(
+            slot.start <= s.start and s.end <= slot.end
+            for slot in ctx.parsed.slots
+            for s in ctx.analysis.spans
+        )
+    ):
+        # "比較兩家晶片的時候…要怎麼比才公平？": opening a conversation, sides no name links are no
+        # two terms to compare; the question is about the one term retrieval finds (apples-to-
+        # apples). Inside one, "内部的和外部的有什么区别？" completes its sides from the topic.
+        return howto(ctx)
     slots = ctx.parsed.slots
     p = ctx.pronoun
     listed_here = p is not None and p.ref == "both" and not ctx.used_context and len(ctx.referents) >= 2
