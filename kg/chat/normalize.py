@@ -343,6 +343,56 @@ def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choic
     return str(best[0]) if best else word
 
 
+@lru_cache(maxsize=8)
+def _multiword_names(glossary: Glossary) -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
+    """Folded Latin names of two or more words, and each first letter's name words."""
+    names = {
+        n
+        for t in glossary.terms.values()
+        for n in (fold(x) for x in t.all_names())
+        if re.fullmatch(r"[a-z0-9][a-z0-9\-]*(?: [a-z0-9][a-z0-9\-]*)+", n)
+    }
+    words: dict[str, set[str]] = {}
+    for n in names:
+        for w in n.split():
+            if len(w) >= 4 and w.isalpha():
+                words.setdefault(w[0], set()).add(w)
+    return frozenset(names), {k: tuple(sorted(v)) for k, v in words.items()}
+
+
+def correct_in_names(text: str, glossary: Glossary) -> str:
+    """A word one edit (a letter swapped, dropped, added or changed; the first kept) from a word of
+    a multi-word glossary name, when with its neighbour it then spells that name: "kv cashe" → "kv
+    cache", "KV chache hit rate" → "KV cache hit rate". The neighbour decides, so a real word one
+    edit from a name word ("latest", "latent") stays as it is elsewhere."""
+    from rapidfuzz.distance import OSA
+
+    names, by_letter = _multiword_names(glossary)
+    if not names:
+        return text
+    spans = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z\-]*", text)]
+    keys = [w.lower() for _, _, w in spans]
+    out = text
+    for i in reversed(range(len(spans))):
+        low = keys[i]
+        if len(low) < 4 or not low.isalpha():
+            continue
+        fixes = set()
+        for cand in by_letter.get(low[0], ()):
+            if cand == low or OSA.distance(low, cand) != 1:
+                continue
+            before = f"{keys[i - 1]} {cand}" if i > 0 else ""
+            after = f"{cand} {keys[i + 1]}" if i + 1 < len(keys) else ""
+            if any(n == before or n.startswith(before + " ") for n in names if before) or any(
+                n == after or n.startswith(after + " ") or n.endswith(" " + after) for n in names if after
+            ):
+                fixes.add(cand)
+        if len(fixes) == 1 and not any(low in n.split() for n in names):
+            a, b, _ = spans[i]
+            out = out[:a] + fixes.pop() + out[b:]
+    return out
+
+
 def normalize(
     question: str,
     known_words: frozenset[str],
@@ -374,6 +424,8 @@ def normalize(
         return single if single is not None else word
 
     text = _WORD.sub(reduce, text)
+    if glossary is not None:
+        text = correct_in_names(text, glossary)
     traditional = is_traditional(original)
     if traditional:
         text = from_taiwan(text)

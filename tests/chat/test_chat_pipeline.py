@@ -19,7 +19,7 @@ from kg.chat.finish import polish
 from kg.chat.intents import parse
 from kg.chat.linking import linker_for
 from kg.chat.model import Answer
-from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, known_words, normalize
+from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, correct_in_names, known_words, normalize
 from kg.chat.refusal import (
     FEATURES,
     HIDDEN_SEEDS,
@@ -89,6 +89,20 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     assert q.traditional and q.original == "KV 快取是什麼？資料平行呢"
     assert "缓存" in q.text and "数据并行" in q.text
     assert not normalize("KV 缓存是什么", known_words(glossary)).traditional
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("kv cashe 为什么这么占显存？", "kv cache 为什么这么占显存？"),  # one edit, and the neighbour agrees
+        ("is spculative decoding fast", "is speculative decoding fast"),
+        ("tensor paralelism vs PP", "tensor parallelism vs PP"),
+        ("the latest latent space", "the latest latent space"),  # "latent latent" is no name
+        ("the cache is full", "the cache is full"),  # a name word as it stands is never changed
+    ],
+)
+def test_one_edit_from_a_word_of_a_multiword_name(glossary: Glossary, question: str, text: str) -> None:
+    assert correct_in_names(question, glossary) == text
 
 
 @pytest.mark.parametrize(
