@@ -294,11 +294,12 @@ def _reasked(
     spans = linker.analyse(before).spans
     new = next(s for s in analysis.spans if s.term_id == named[0])
     f = before.folded
-    pointers = [p for p in before.pronouns if p.ref == "topic"]
-    if not spans and len(pointers) == 1 and len(before.pronouns) == 1:
+    if len(before.pronouns) == 1 and (before.pronouns[0].ref != "topic" or not spans):
         # "Which collective op does it lean on?" then "And pipeline parallelism?": the new name
-        # takes the place of the pronoun that stood for the term then under discussion
-        p = pointers[0]
+        # takes the place of the pronoun that stood for the term then under discussion; so it does
+        # of "the former / the latter", which always point back, whatever else the question names
+        # ("Which GPU generation first supported the latter?" then "And FP4?")
+        p = before.pronouns[0]
         return f[: p.start] + parsed.folded[new.start : new.end] + f[p.end :]
     if len({s.term_id for s in spans}) != 1 or spans[0].term_id == named[0]:
         return None  # the previous question named several terms, or this one: nothing to swap

@@ -2,7 +2,8 @@
 
 A follow-up that only names a new term asks the previous question again about that term:
 after "TTFT 主要由哪个阶段决定？", "那 TPOT 呢？" means "TPOT 主要由哪个阶段决定？". The previous
-question is rewritten with the new name in place of the one name it held (``kg/chat/bot.py``),
+question is rewritten with the new name in place of the one name it held, or of its one pointer
+("the latter", or a 它 when it named nothing else) (``kg/chat/bot.py``),
 and the pipeline answers the rewritten question. Comparisons are left to the comparison shape, which
 continues them with the new term as the other side ("And from blue-green deployments?").
 """

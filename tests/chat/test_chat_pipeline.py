@@ -1054,3 +1054,27 @@ def test_a_demonstrative_whose_noun_names_the_topic_points_at_it(
     # "这种天气" determines a noun of its own: the doubt stands
     b = answer(glossary, engine, "这种天气适合出去玩吗？", context=state, refusal=doubtful)
     assert not b.grounded and b.decision is not None and b.decision["reason"] == "model_context"
+
+
+def test_an_elliptical_follow_up_takes_the_place_of_the_former_or_the_latter(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "Which GPU generation first supported the latter?" then "And FP4?": FP4 takes the place of
+    "the latter", not of GPU (the one name the question gives); a "它" next to a name of its own
+    question ("Vera CPU 和它是什么关系？" then "那 GH200 呢？") leaves the pronoun and swaps the name."""
+    from kg.chat.bot import _reasked
+    from kg.chat.linking import linker_for
+    from kg.chat.model import Turn
+
+    linker = linker_for(glossary, engine)
+
+    def reask(question: str, intent: str, follow_up: str) -> str | None:
+        state = ConversationState()
+        state.turns.append(Turn(question, intent, ("grace-cpu",), True))
+        parsed = parse(normalize(follow_up, known_words(glossary), linker.vocabulary, glossary).text)
+        return _reasked(glossary, linker, state, parsed, linker.analyse(parsed))
+
+    again = reask("Which GPU generation first supported the latter?", "which", "And FP4?")
+    assert again == "which gpu generation first supported fp4?"
+    again = reask("Vera CPU 和它是什么关系？", "relation", "那 GH200 呢？")
+    assert again == "gh200和它是什么关系?"
