@@ -751,7 +751,7 @@ ChatDataOpt = typer.Option(
 ChatSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the four blind dev splits, the test split "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the five blind dev splits, the test split "
     "and the original conversations.",
 )
 DEFAULT_CHAT_SPLITS = (
@@ -759,6 +759,7 @@ DEFAULT_CHAT_SPLITS = (
     "dev2=tests/data/chat_blind_dev2.jsonl",
     "dev3=tests/data/chat_blind_dev3.jsonl",
     "dev4=tests/data/chat_blind_dev4.jsonl",
+    "dev5=tests/data/chat_blind_dev5.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )

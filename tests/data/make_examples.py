@@ -39,6 +39,7 @@ def evaluated_questions() -> set[str]:
         "chat_blind_dev2.jsonl",
         "chat_blind_dev3.jsonl",
         "chat_blind_dev4.jsonl",
+        "chat_blind_dev5.jsonl",
         "chat_blind_test.jsonl",
         "chat_eval.jsonl",
     ):
