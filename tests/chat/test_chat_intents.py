@@ -118,6 +118,9 @@ def test_facets(question: str, facet: str) -> None:
         ("And which phase mostly determines the former?", [("the former", "former")]),
         ("它们有什么区别？", [("它们", "both")]),
         ("其他方法呢", []),  # 其他 is "other", not a pronoun
+        ("其最多能把一张卡切成几份？", [("其", "topic")]),  # a clause opening with 其
+        ("其中哪个最快？", []),  # 其中 / 其实: "among them", "actually"
+        ("其实我想问的是 TTFT", []),
         ("什么是 TTFT？", []),
         # a return to the conversation opens the question; its "it" points at nothing the body asks
         (
