@@ -375,8 +375,8 @@ def correct_in_names(text: str, glossary: Glossary) -> str:
     out = text
     for i in reversed(range(len(spans))):
         low = keys[i]
-        if len(low) < 4 or not low.isalpha():
-            continue
+        if len(low) < 4 or not low.isalpha() or low in by_letter.get(low[0], ()):
+            continue  # too short, or already a word of a name ("cache" stays)
         fixes = set()
         for cand in by_letter.get(low[0], ()):
             if cand == low or OSA.distance(low, cand) != 1:
@@ -387,7 +387,7 @@ def correct_in_names(text: str, glossary: Glossary) -> str:
                 n == after or n.startswith(after + " ") or n.endswith(" " + after) for n in names if after
             ):
                 fixes.add(cand)
-        if len(fixes) == 1 and not any(low in n.split() for n in names):
+        if len(fixes) == 1:
             a, b, _ = spans[i]
             out = out[:a] + fixes.pop() + out[b:]
     return out
