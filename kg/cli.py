@@ -760,6 +760,8 @@ DEFAULT_CHAT_SPLITS = (
     "dev3=tests/data/chat_blind_dev3.jsonl",
     "dev4=tests/data/chat_blind_dev4.jsonl",
     "dev5=tests/data/chat_blind_dev5.jsonl",
+    "dev6=tests/data/chat_blind_dev6.jsonl",
+    "dev7=tests/data/chat_blind_dev7.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )

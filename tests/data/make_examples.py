@@ -40,6 +40,8 @@ def evaluated_questions() -> set[str]:
         "chat_blind_dev3.jsonl",
         "chat_blind_dev4.jsonl",
         "chat_blind_dev5.jsonl",
+        "chat_blind_dev6.jsonl",
+        "chat_blind_dev7.jsonl",
         "chat_blind_test.jsonl",
         "chat_eval.jsonl",
     ):
