@@ -141,6 +141,14 @@ def test_which_follow_up_asks_for_another_term() -> None:
     # "which X … it": the answer is the X, not the term under discussion (issue 9)
     assert parse("它靠哪种集合通信把结果汇总？").intent == "which"
     assert parse("Which collective does it use to combine the results?").intent == "which"
+
+
+def test_which_generation_layer_or_step_is_a_which_word() -> None:
+    # "哪一代" / "哪一层" / "哪一步" ask for a term as "哪个" does; without them the question fell
+    # back to a definition of the term it names (dev6 d6z-012: "FP4 呢？" after "哪一代架构…")
+    assert parse("那这种格式是从哪一代架构开始原生支持的？").intent in ("which", "relation")
+    assert parse("这三层里哪一层需要单独的存储设备？").intent in ("which", "relation")
+    assert parse("这三层里需要单独的存储设备吗？").intent not in ("which", "relation")
     # a named subject with a relation verb is a relation question about that subject
     assert parse("AWQ 属于哪一类量化方法").intent == "relation"
     assert parse("Which model architecture is it specific to?").intent == "relation"
