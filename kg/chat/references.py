@@ -32,6 +32,11 @@ __all__ = [
 #: The most terms a "which one" choice weighs.
 _CHOICE_MAX = 4
 
+#: A question opening by returning to a term it names ("回到 TPOT，…", "back to NVLink: …").
+_RETURN_TO = re.compile(
+    r"^\s*(?:(?:好的?|那|嗯|ok|okay|so)[\s,，]*)?(?:再?回到|说回|回来说|back to|going back to|returning to)\s*"
+    r"(?:刚才的?|前面的?|the\s+)?"
+)
 _CLAUSE_BREAK = re.compile(
     r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
@@ -121,6 +126,11 @@ def resolve_reference(ctx: Ctx) -> None:
     boundary = breaks[-1] if breaks else 0
     earlier = [s for s in spans if s.end <= boundary]
     same_clause_before = [s for s in spans if boundary <= s.start and s.end <= p.start]
+    back = _RETURN_TO.match(f)
+    if back and spans and spans[0].start == back.end() and spans[0].end <= p.start:
+        # "回到 TPOT，ITL 跟它是一回事吗？": the return names what the pronoun points at
+        ctx.referent = spans[0].term_id
+        return
     if earlier and not same_clause_before:
         # "What does TCO stand for, and what does it include?": it = TCO
         ctx.referent = earlier[0].term_id

@@ -447,3 +447,12 @@ def test_an_emphatic_itself_points_at_the_name_before_it(question: str, pronouns
     from kg.chat.intents import find_pronouns
 
     assert [p.text for p in find_pronouns(parse(question).folded)] == pronouns
+
+
+def test_bijiao_before_an_adjective_is_rather_not_compare() -> None:
+    # "通常比较慢" is "rather slow" and "比如" is "for example": neither compares two things
+    # (dev6 d6z-001: the question was shaped as a comparison with no sides and refused)
+    assert parse("为啥那个阶段通常比较慢，主要卡在哪类瓶颈上？").intent != "comparison"
+    assert parse("为什么 decode 比较慢").intent == "howto_why"
+    assert parse("FP8 比 FP16 快吗").intent == "comparison"
+    assert parse("张量并行和流水线并行比较起来区别在哪").intent == "comparison"

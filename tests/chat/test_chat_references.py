@@ -70,3 +70,24 @@ def test_the_item_the_user_set_apart_does_not_answer(glossary: Glossary, real_en
     answer(glossary, real_engine, "前者有沒有什麼開放標準？", context=state)
     a = answer(glossary, real_engine, "後者在 AI 叢集裡通常用哪種網路？", context=state)
     assert a.citations and a.citations[0].term_id != "scale-up", a.terms
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (["NVLink 是什么？", "InfiniBand 是什么？", "回到 NVLink，PCIe 跟它比怎么样？"], "nvlink"),
+        (
+            ["What is NVLink?", "What is InfiniBand?", "Back to NVLink: how does PCIe compare with it?"],
+            "nvlink",
+        ),
+    ],
+)
+def test_a_return_to_a_named_term_is_what_the_pronoun_points_at(
+    glossary: Glossary, real_engine: SearchEngine, turns: list[str], expected: str
+) -> None:
+    # "回到 TPOT，ITL 跟它是一回事吗？": 它 is TPOT, named by the return, not the last topic
+    state = ConversationState()
+    for q in turns[:-1]:
+        answer(glossary, real_engine, q, context=state)
+    a = answer(glossary, real_engine, turns[-1], context=state)
+    assert expected in a.terms[:2] and "infiniband" not in a.terms[:2], a.terms
