@@ -274,6 +274,14 @@ def _rank_followup(
     return ranker.choose(feats)
 
 
+#: The phrase a "which" question asks with: the words after "which" / "what" up to its verb, or
+#: after 哪 + a classifier up to the next verb-like character.
+_WHICH_PHRASE = re.compile(
+    r"\b(?:which|what)((?:\s+(?!(?:is|are|does|do|did|can|has|have|was|were|it|its|they)\b)[\w-]+){1,3})"
+    r"|哪(?:个|种|一种|一个|类|款|套|条|项)([^\s，。？?！!,的是用靠把让在]{1,6})"
+)
+
+
 def _reasked(
     glossary: Glossary,
     linker: Linker,
@@ -291,9 +299,14 @@ def _reasked(
     if len(named) != 1 or not is_elliptical(parsed.folded, [(s.start, s.end) for s in analysis.spans]):
         return None
     before = parse(normalize(last.question, known_words(glossary), linker.vocabulary, glossary).text)
-    spans = linker.analyse(before).spans
-    new = next(s for s in analysis.spans if s.term_id == named[0])
     f = before.folded
+    # a name inside the phrase a "which" asks with is the kind asked for, not a subject the new
+    # name replaces ("Which collective op does it lean on?": "op", then "And PP?" replaces "it")
+    asked = [m.span(1) if m.group(1) else m.span(2) for m in _WHICH_PHRASE.finditer(f)]
+    spans = [
+        s for s in linker.analyse(before).spans if not any(a <= s.start and s.end <= b for a, b in asked)
+    ]
+    new = next(s for s in analysis.spans if s.term_id == named[0])
     if len(before.pronouns) == 1 and (before.pronouns[0].ref != "topic" or not spans):
         # "Which collective op does it lean on?" then "And pipeline parallelism?": the new name
         # takes the place of the pronoun that stood for the term then under discussion; so it does

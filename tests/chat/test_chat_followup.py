@@ -89,6 +89,20 @@ def test_a_which_follow_up_answers_with_the_term_it_leads_to(
     assert b.citations[0].term_id == "embedding-model" and b.decision["followup"] == "embedding-model"
 
 
+def test_an_elliptical_follow_up_swaps_the_pronoun_not_the_kind_asked_for(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "op" in "Which collective op does it lean on?" links to *operator*: it is the kind asked
+    # for, so "And pipeline parallelism?" replaces "it" — replacing "op" left "it" pointing at TP,
+    # and the answer defined tensor parallelism
+    state = ConversationState()
+    answer(glossary, real_engine, "What is tensor parallelism?", context=state)
+    answer(glossary, real_engine, "Which collective op does it lean on?", context=state)
+    a = answer(glossary, real_engine, "And pipeline parallelism?", context=state)
+    assert a.citations and a.citations[0].term_id != "tensor-parallelism", a.terms
+    assert "tensor-parallelism" not in a.terms[:2], a.terms
+
+
 def test_the_ranker_stays_out_of_an_engine_with_another_encoder(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
