@@ -35,7 +35,7 @@ from kg.chat.context import Ctx, detect_lang
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
-from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, ranks
+from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
 from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
@@ -127,6 +127,7 @@ def answer(
         used_context=ctx.used_context,
         referent=referent,
         neighbours=_near(glossary, referent) if referent else None,
+        stated=definition_mentions(glossary).get(referent, frozenset()) if referent else None,
         demonstrative=_loose_demonstrative(ctx),
         in_conversation=context is not None and bool(context.topic),
         plain=plain,

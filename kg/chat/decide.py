@@ -131,6 +131,7 @@ def _candidate(
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
     listed: list[str] | None = None,
+    stated: frozenset[str] | None = None,
 ) -> str | None:
     listed = listed or []
     exclude: list[str] = []
@@ -160,7 +161,10 @@ def _candidate(
             if near_of is not None and classes:
                 members = [t for t in near if any(t in near_of(c) for c in classes)]
                 near = members or near
-            return near[0] if near else None
+            # among the few best, one the referent's own definition names is the answer it gives
+            # ("LMCache 是一个对接 vLLM 的…" for "它一般跟哪个推理引擎对接？")
+            told = [t for t in near[:STATED_DEPTH] if stated and t in stated]
+            return told[0] if told else (near[0] if near else None)
         subject = subject_term(parsed, analysis)
         if subject is not None and near_of is not None and parsed.intent == "which":
             # "LMCache 是哪种架构的主流开源实现？", "StableHLO 最后交给哪个编译器…": the question's
@@ -173,6 +177,9 @@ def _candidate(
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
 
+
+#: How many of the best-ranked neighbours a which follow-up checks against the referent's text.
+STATED_DEPTH = 3
 
 #: How deep in the ranking a "which" question about a named subject looks for a term linked to it.
 SUBJECT_DEPTH = 5
@@ -427,6 +434,7 @@ def decide(
     plain: Retrieval | None = None,
     near_of: Callable[[str], set[str]] | None = None,
     listed: list[str] | None = None,
+    stated: frozenset[str] | None = None,
     conversation_terms: set[str] | None = None,
     named_referent: bool = False,
 ) -> Decision:
@@ -445,7 +453,9 @@ def decide(
         return Decision("refuse", False, "empty")
     if unresolved_pronoun:
         return Decision("clarify", True, "clarify")
-    candidate = _candidate(parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed)
+    candidate = _candidate(
+        parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed, stated
+    )
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named, text=body)
     if _CREATIVE.search(body):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +32,7 @@ __all__ = [
     "FollowupRanker",
     "candidate_features",
     "default_ranker",
+    "definition_mentions",
 ]
 
 #: Intents whose follow-ups may be answered with another term than the one under discussion.
@@ -73,6 +75,26 @@ FEATURES: tuple[str, ...] = (
     "named_definition",  # named x "definition" intent: the question's own subject
     "rules",  # the rules' own choice (kg/chat/decide.py's candidate for "which", else the referent)
 )
+
+
+@lru_cache(maxsize=8)
+def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
+    """Term id → the terms its own definitions name (the ``mention`` evidence of its edges):
+    "LMCache 是一个对接 vLLM 的开源 KV Cache 库" names vLLM. Names so common in the texts that
+    being named says nothing (more than :data:`GENERIC_MENTIONS` definitions: GPU, token,
+    inference — "推理引擎" names inference) are left out."""
+    out: dict[str, set[str]] = {}
+    for t in glossary.terms:
+        for e in glossary.edges_of(t):
+            for ev in e.items:
+                if ev.origin == "mention" and ev.subject == t:
+                    out.setdefault(t, set()).add(e.target if e.source == t else e.source)
+    named_by = Counter(x for v in out.values() for x in v)
+    return {t: frozenset(x for x in v if named_by[x] <= GENERIC_MENTIONS) for t, v in out.items()}
+
+
+#: A term named by more definitions than this is too common to tell which term a text is about.
+GENERIC_MENTIONS = 30
 
 
 def _rr(rank: int | None) -> float:

@@ -16,6 +16,7 @@ import pytest
 from kg.chat import ConversationState, answer
 from kg.chat.decide import asks_for_remedy, decide
 from kg.chat.finish import polish
+from kg.chat.followup import definition_mentions
 from kg.chat.intents import parse
 from kg.chat.linking import linker_for
 from kg.chat.model import Answer
@@ -282,6 +283,42 @@ def test_a_which_question_about_a_named_subject_answers_with_a_term_linked_to_it
     hits = ["graphics-processing-unit", "special-function-unit", "streaming-multiprocessor"]
     question = "GPU 里专门加速正弦、余弦的单元叫什么？"
     assert _which_candidate(glossary, engine, question, hits) == "special-function-unit"
+
+
+def test_a_which_follow_up_prefers_the_neighbour_the_referents_own_text_names(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # TGI's definition: "与 Transformers 生态深度集成" — of its neighbours the search ranks SGLang
+    # first, but the one TGI's own text names answers "它跟哪个库的生态结合得最紧？"
+    mentions = definition_mentions(glossary)
+    assert "transformers-library" in mentions["text-generation-inference"]
+    assert "sglang" not in mentions["text-generation-inference"]
+    assert not any("inference" in v for v in mentions.values())  # named by 60 texts: says nothing
+    linker = linker_for(glossary, engine)
+    parsed = parse("它跟哪个库的生态结合得最紧？")
+    analysis = linker.analyse(parsed)
+    hits = ["sglang", "transformers-library", "vllm"]
+    retrieval = Retrieval(parsed.folded, [Hit(t, 1.0 / (i + 1)) for i, t in enumerate(hits)], [])
+
+    def candidate(stated: frozenset[str] | None) -> str | None:
+        model = refusal_model_for(glossary, engine)
+        d = decide(
+            engine,
+            model,
+            parsed,
+            analysis,
+            retrieval,
+            unresolved_pronoun=False,
+            used_context=True,
+            referent="text-generation-inference",
+            neighbours=set(glossary.neighbours("text-generation-inference")),
+            plain=retrieval,
+            stated=stated,
+        )
+        return d.candidate
+
+    assert candidate(None) == "sglang"
+    assert candidate(mentions["text-generation-inference"]) == "transformers-library"
 
 
 @pytest.mark.parametrize(
