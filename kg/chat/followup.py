@@ -82,7 +82,7 @@ def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
     """Term id → the terms its own definitions name (the ``mention`` evidence of its edges):
     "LMCache 是一个对接 vLLM 的开源 KV Cache 库" names vLLM. Names so common in the texts that
     being named says nothing (more than :data:`GENERIC_MENTIONS` definitions: GPU, token,
-    inference — "推理引擎" names inference) are left out."""
+    inference, LLM, kernel, KV cache — "推理引擎" names inference) are left out."""
     out: dict[str, set[str]] = {}
     for t in glossary.terms:
         for e in glossary.edges_of(t):
@@ -94,7 +94,7 @@ def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
 
 
 #: A term named by more definitions than this is too common to tell which term a text is about.
-GENERIC_MENTIONS = 30
+GENERIC_MENTIONS = 20
 
 
 def _rr(rank: int | None) -> float:
