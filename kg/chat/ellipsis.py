@@ -17,6 +17,8 @@ __all__ = ["is_elliptical"]
 
 _FILLER = re.compile(
     r"^(?:and|also|then|so|what|how|about|for|with|the|an?|case|of|那|那么|还有|换成|换作|如果是|要是|的话|呢|"
+    # a bare "which" after a which question asks it again ("那流水线并行用的是哪个？")
+    r"(?:用的?是?|对应的?是?|靠的?是?|是)哪(?:个|一个|种|一种)|"
     r"[\s,，.。?？!！:：])*$"
 )
 

@@ -796,6 +796,10 @@ def test_is_elliptical_is_names_and_filler_only() -> None:
     assert not is_elliptical("那 tpot 怎么算？", [(2, 6)])
     assert not is_elliptical("and then?", [])
     assert is_elliptical("and with an h200?", [(12, 16)])  # an article is filler too
+    # a bare "which" asks the previous which question again ("那流水线并行用的是哪个？")
+    assert is_elliptical("那流水线并行用的是哪个？", [(1, 6)])
+    assert is_elliptical("专家并行是哪种？", [(0, 4)])
+    assert not is_elliptical("流水线并行用哪个集合通信？", [(0, 5)])
 
 
 def test_an_elliptical_follow_up_takes_the_place_of_the_pronoun_it_continues(
