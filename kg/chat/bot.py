@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
+from kg.chat.counterpart import asks_counterpart, counterpart, side_words
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
@@ -45,6 +46,7 @@ from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
+from kg.chat.shapes.howto import counterpart_answer
 from kg.chat.shapes.members import (
     EXAMPLES,
     asks_for_examples,
@@ -153,7 +155,10 @@ def answer(
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
     users = _members_asked(ctx, question) if action == "answer" and subject is None else None
-    if subject is not None:
+    other_side = _counterpart(ctx, full) if action == "answer" and subject is None and users is None else None
+    if other_side is not None:
+        result = counterpart_answer(ctx, full, other_side)
+    elif subject is not None:
         result = not_defined(ctx, full, subject)
     elif users is not None:
         result = members(ctx, *users)
@@ -366,6 +371,26 @@ def _members_asked(ctx: Ctx, question: str) -> tuple[str, list[str], str] | None
         return None
     found = members_of(ctx, ref, cls)
     return (ref, found, cls) if found else None
+
+
+def _counterpart(ctx: Ctx, full: Glossary) -> str | None:
+    """The term a counterpart question asks for ("And AMD's counterpart to NCCL?" → RCCL), its
+    anchor being the one term the question names or, with none named, the referent."""
+    f = ctx.parsed.folded
+    if not asks_counterpart(f):
+        return None
+    named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
+    words = side_words(f, [(s.start, s.end) for s in ctx.analysis.spans])
+    # a name the sources only mention is no span of the defined view ("Which NVIDIA library has
+    # RCCL as its AMD counterpart?"): it is an anchor, not a side
+    mentioned = {w: hits[0].term.id for w in words if (hits := full.lookup(w)) and not hits[0].term.defined}
+    named += [tid for tid in mentioned.values() if tid not in named]
+    words = [w for w in words if w not in mentioned]
+    if not named and ctx.referent and ctx.used_context:
+        named = [ctx.referent]
+    if len(named) != 1:
+        return None
+    return counterpart(full, named[0], words)
 
 
 def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:

@@ -9,6 +9,8 @@ from kg.chat.linking import Link
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish, other_terms, ranked_neighbours, refuse, single
 from kg.chat.shapes.definition import definition
+from kg.chat.shapes.mentioned import not_defined
+from kg.store import Glossary
 from kg.textnorm import name_key
 
 
@@ -110,6 +112,16 @@ def which(ctx: Ctx) -> Answer:
     if found is None:
         return refuse(ctx)
     return _which_answer(ctx, found)
+
+
+def counterpart_answer(ctx: Ctx, full: Glossary, term_id: str) -> Answer:
+    """ "And AMD's counterpart to NCCL?" (:mod:`kg.chat.counterpart`): the counterpart in the which
+    shape, with what links it to the anchor; a counterpart the sources only mention (RCCL) gets
+    the "not defined, mentioned in …" answer, which quotes the sentence that names it."""
+    if term_id in ctx.glossary.terms:
+        ctx.parsed.intent = "which"
+        return _which_answer(ctx, term_id)
+    return not_defined(ctx, full, full.terms[term_id])
 
 
 def _which_answer(ctx: Ctx, focus: str) -> Answer:

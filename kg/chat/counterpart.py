@@ -1,0 +1,131 @@
+"""Counterpart questions: the term that plays the anchor's role on another side.
+
+"And AMD's counterpart to NCCL?", "它相当于 NVIDIA 那边的啥？", "And the output counterpart?",
+"每 token 成本在电力那一侧对应的指标叫什么？": the question names (or points back at) an anchor term
+and a *side* — a vendor, a platform, input or output, power — and asks for the term that does
+on that side what the anchor does on its own. Retrieval ranks the anchor first (its name is in
+the question), so the which-shape would answer with the anchor itself.
+
+The answer is a graph neighbour of the anchor (any edge, mentioned-only nodes included: RCCL is
+only mentioned, in NCCL's entry) that one clause of the sources ties to the side's words: a
+clause of the neighbour's own definition, of the anchor's definition naming the neighbour, or
+of a sentence mentioning the neighbour ("RCCL 是 AMD 的对应实现"). A contrast edge breaks ties
+(counterparts are contrasts: ROCm / CUDA); otherwise the first neighbour wins only if it is the
+only one with the side's words. No side, no anchor, or no neighbour carrying the side: None,
+and the question goes through the usual pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kg.store import Glossary
+from kg.textnorm import fold
+
+__all__ = ["asks_counterpart", "counterpart", "side_words"]
+
+# the words that ask for a counterpart; Chinese "对应" alone also asks which phase or metric a
+# term corresponds to ("TPOT 对应推理的哪个阶段"), so it counts only with a side ("AMD 那边")
+_EN_ASKS = re.compile(r"\b(?:counterparts?|equivalents?|analogu?es?)\b")
+_ZH_ASKS = re.compile(r"对应|相当于|对标")
+_ZH_SIDE = re.compile(
+    r"(?:在|到|换到|放到)?\s*(?P<side>[a-z0-9][a-z0-9 .-]*|[\u4e00-\u9fff]{1,4}?)\s*(?:那边|那一侧|那侧|一侧|这边|平台上|阵营|家的|卡上)"
+)
+_ZH_ON_LATIN = re.compile(
+    r"(?<![a-z0-9])(?P<side>[a-z][a-z0-9.-]*)\s*(?:上|平台|卡)(?=\s*(?:对应|相当于|的))"
+)
+_ZH_NEXT_TO = re.compile(
+    r"(?:对标|相当于)[^，,。？?]*?的(?P<side>[\u4e00-\u9fff]{2,6}?)(?:是|叫|有|吗|呢|？|\?|$)"
+)
+
+_EN_STOP = frozenset(
+    re.split(
+        r"\s+",
+        "a an and the its it this that their what whats which who is are was s to of on in for at from "
+        "with by as side platform version thing one there any counterpart counterparts equivalent "
+        "equivalents analog analogs analogue analogues own called name named does do did so ok then also",
+    )
+)
+_ZH_SIDE_STOP = frozenset({"它", "这个", "那个", "其", "业界", "我们", "这"})
+
+_CLAUSE = re.compile(r"[^，,。；;：:！!？?\n]+")
+
+
+def asks_counterpart(folded: str) -> bool:
+    """Whether the question asks for a counterpart on some side ("AMD's counterpart to NCCL",
+    "NCCL 在 AMD 那边的对应实现"); see :func:`side_words`."""
+    return bool(_EN_ASKS.search(folded) or _ZH_ASKS.search(folded)) and bool(side_words(folded, ()))
+
+
+def side_words(folded: str, names: Sequence[tuple[int, int]]) -> list[str]:
+    """The words that name the side the counterpart is on: English words of the question other
+    than the anchor's name (*names*: folded ranges to leave out) and frame words ("amd", "output",
+    "nvidia"); in Chinese, what stands before 那边 / 那一侧 / 平台上 ("AMD", "电力"), or what
+    "对标 X 的…" asks for ("开放标准"). Empty when the question names no side."""
+    text = "".join(" " if any(a <= i < b for a, b in names) else ch for i, ch in enumerate(folded))
+    words: list[str] = []
+    if _EN_ASKS.search(text):
+        for w in re.findall(r"[a-z][a-z0-9]*", text.replace("'s", " ").replace("’s", " ")):
+            if w not in _EN_STOP and len(w) > 1:
+                words.append(w)
+    if _ZH_ASKS.search(text):
+        for m in _ZH_SIDE.finditer(text):
+            # "成本在电力那一侧": the side is what follows the last 在 / 到
+            side = re.split(r"[在到]", m.group("side"))[-1].strip()
+            if side and side not in _ZH_SIDE_STOP:
+                words.append(side)
+        for m in _ZH_ON_LATIN.finditer(text):
+            words.append(m.group("side"))
+        for m in _ZH_NEXT_TO.finditer(text):
+            words.append(m.group("side"))
+    return list(dict.fromkeys(words))
+
+
+def _clauses(text: str) -> list[str]:
+    return [fold(c) for c in _CLAUSE.findall(text)]
+
+
+def _names(glossary: Glossary, term_id: str) -> list[str]:
+    return [fold(n) for n in glossary.terms[term_id].all_names() if n.strip()]
+
+
+def _side_hits(glossary: Glossary, anchor: str, other: str, words: Sequence[str]) -> int:
+    """How many side words one clause ties to *other*: a clause of its own definitions, a clause
+    of the anchor's definitions that names it, or a clause of a sentence mentioning it."""
+    term = glossary.terms[other]
+    names = _names(glossary, other)
+    clauses = [c for d in term.definitions for c in _clauses(d.text)]
+    clauses += [
+        c for d in glossary.terms[anchor].definitions for c in _clauses(d.text) if any(n in c for n in names)
+    ]
+    clauses += [
+        c for site in term.mentioned_in for c in _clauses(site.sentence) if any(n in c for n in names)
+    ]
+    label_text = " ".join(names)
+    best = 0
+    for c in [*clauses, label_text]:
+        best = max(best, sum(1 for w in words if w in c))
+    return best
+
+
+def counterpart(glossary: Glossary, anchor: str, words: Sequence[str]) -> str | None:
+    """The neighbour of *anchor* that the sources tie to the side *words*, or None (see the
+    module docstring). *glossary* is the whole graph, mentioned-only nodes included."""
+    if not words or anchor not in glossary.terms:
+        return None
+    contrasted = set(glossary.neighbours(anchor, types=("confused_with",)))
+    scored = []
+    for other in glossary.neighbours(anchor):
+        if other == anchor:
+            continue
+        hits = _side_hits(glossary, anchor, other, words)
+        if hits:
+            scored.append((hits, other in contrasted, other))
+    if not scored:
+        return None
+    scored.sort(key=lambda x: (-x[0], not x[1]))
+    best = scored[0]
+    if len(scored) > 1 and scored[1][:2] == best[:2]:
+        return None  # two neighbours fit as well: no guess
+    return best[2]
