@@ -27,7 +27,12 @@ __all__ = ["asks_counterpart", "counterpart", "side_words"]
 
 # the words that ask for a counterpart; Chinese "对应" alone also asks which phase or metric a
 # term corresponds to ("TPOT 对应推理的哪个阶段"), so it counts only with a side ("AMD 那边")
-_EN_ASKS = re.compile(r"\b(?:counterparts?|equivalents?|analogu?es?)\b")
+_EN_ASKS = re.compile(
+    r"\b(?:counterparts?|equivalents?|analogu?es?)\b"
+    # "SGLang's version of that", "the 'wide' version of it" — not "which version of it targets
+    # Hopper?", which asks for a version of the term itself
+    r"|(?<!which )\b(?:version|implementation|variant|flavou?r)\s+of\b"
+)
 _ZH_ASKS = re.compile(r"对应|相当于|对标")
 _ZH_SIDE = re.compile(
     r"(?:在|到|换到|放到)?\s*(?P<side>[a-z0-9][a-z0-9 .-]*|[\u4e00-\u9fff]{1,4}?)\s*(?:那边|那一侧|那侧|一侧|这边|平台上|阵营|家的|卡上)"
@@ -44,7 +49,8 @@ _EN_STOP = frozenset(
         r"\s+",
         "a an and the its it this that their what whats which who is are was s to of on in for at from "
         "with by as side platform version thing one there any counterpart counterparts equivalent "
-        "equivalents analog analogs analogue analogues own called name named does do did so ok then also",
+        "equivalents analog analogs analogue analogues own called name named does do did so ok then also "
+        "version versions implementation implementations variant variants flavor flavour",
     )
 )
 _ZH_SIDE_STOP = frozenset({"它", "这个", "那个", "其", "业界", "我们", "这"})
@@ -109,15 +115,18 @@ def _side_hits(glossary: Glossary, anchor: str, other: str, words: Sequence[str]
     return best
 
 
-def counterpart(glossary: Glossary, anchor: str, words: Sequence[str]) -> str | None:
+def counterpart(
+    glossary: Glossary, anchor: str, words: Sequence[str], exclude: Sequence[str] = ()
+) -> str | None:
     """The neighbour of *anchor* that the sources tie to the side *words*, or None (see the
-    module docstring). *glossary* is the whole graph, mentioned-only nodes included."""
+    module docstring). *glossary* is the whole graph, mentioned-only nodes included; *exclude*:
+    terms that are no answer (the side itself, when a term names it)."""
     if not words or anchor not in glossary.terms:
         return None
     contrasted = set(glossary.neighbours(anchor, types=("confused_with",)))
     scored = []
     for other in glossary.neighbours(anchor):
-        if other == anchor:
+        if other == anchor or other in exclude:
             continue
         hits = _side_hits(glossary, anchor, other, words)
         if hits:

@@ -20,6 +20,8 @@ from tests.chat.chat_helpers import assert_grounded
         ("nccl在amd那边的对应实现呢?", [(0, 4)], ["amd"]),
         ("每token成本在电力那一侧对应的指标叫什么?", [(0, 8)], ["电力"]),
         ("这个在amd上对应的是啥?", [], ["amd"]),
+        ("what's the 'wide' version of it?", [], ["wide"]),
+        ("and nvidia's implementation of that?", [], ["nvidia"]),
     ],
 )
 def test_side_words_name_the_side_not_the_anchor(
@@ -36,6 +38,7 @@ def test_side_words_name_the_side_not_the_anchor(
         "2ms的itl大概相当于每秒多少token?",
         "what is the counterpart?",  # no side named
         "what does nccl do?",
+        "which version of it targets hopper?",  # a version of the term itself
     ],
 )
 def test_a_question_with_no_side_asks_no_counterpart(folded: str) -> None:
