@@ -293,7 +293,11 @@ class LabelMatcher:
     def exact(self, text: str) -> list[Match]:
         """Terms with a name whose :func:`name_key` equals that of *text* (score 1.0)."""
         bucket = self._bucket(name_key(text))
-        return self._per_term((e, 1.0, "exact") for e in bucket)
+        found = self._per_term((e, 1.0, "exact") for e in bucket)
+        # terms sharing the key ("Tensor Core" / "TensorCore"): a name written exactly as *text*
+        # first (stable: otherwise the preferred-name order)
+        surface = fold(text).strip()
+        return sorted(found, key=lambda m: fold(m.name) != surface)
 
     # -- fuzzy ---------------------------------------------------------------
 
@@ -404,7 +408,10 @@ class LabelMatcher:
                 continue
             taken[start:end] = b"\x01" * (end - start)
             bucket = self._bucket(key)
-            best = bucket[0]
+            surface = folded[start:end]
+            # two terms share the key ("Tensor Core" / "TensorCore", the TPU's block): the one
+            # whose name is written exactly as the text writes it, else the preferred name
+            best = next((e for e in bucket if fold(e.name) == surface), bucket[0])
             term_ids = tuple(dict.fromkeys(e.term_id for e in bucket))
             spans.append(Span(best.term_id, best.name, best.kind, start, end, folded[start:end], term_ids))
         spans.sort(key=lambda s: s.start)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kg.chat import answer
 from kg.chat.intents import Slot, parse
 from kg.chat.linking import MIN_SEARCH_SCORE, Linker, consistent
 from kg.model import Term
@@ -92,3 +93,10 @@ def test_a_known_name_with_a_hyphenated_modifier_is_a_mention(
         ("镜像专家路由（Mirror-MoE routing）是什么", "Mirror-MoE"),
     ]:
         assert word in linker.analyse(parse(q)).unknown, q
+
+
+def test_tensorcore_without_a_space_is_the_tpu_block(glossary: Glossary, engine: SearchEngine) -> None:
+    # NOTES.md's name trap: 000 writes the TPU's main compute block "TensorCore"; NVIDIA's unit is
+    # "Tensor Core". The same key, told apart by how the question writes it
+    assert answer(glossary, engine, "TPU 里的 TensorCore 是什么？").citations[0].term_id == "tensorcore-tpu"
+    assert answer(glossary, engine, "Tensor Core 是什么？").citations[0].term_id == "tensor-core"

@@ -389,3 +389,16 @@ def test_suggest_fast_on_big_vocabulary(big_matcher: LabelMatcher) -> None:
 def test_fuzzy_reasonable_on_big_vocabulary(big_matcher: LabelMatcher) -> None:
     assert big_matcher.fuzzy("pagedattn")[0].term_id == "paged-attention"
     assert _median_ms(lambda: big_matcher.fuzzy("speculativ decoding")) < 200.0
+
+
+def test_a_shared_key_goes_to_the_name_written_as_the_text_writes_it() -> None:
+    # NVIDIA's "Tensor Core" and the TPU's "TensorCore" share the key "tensorcore"; the sources
+    # write the TPU block without a space (NOTES.md's name trap), so that spelling names it
+    m = LabelMatcher([("tensor-core", "Tensor Core", "label"), ("tensorcore-tpu", "TensorCore", "alias")])
+    assert [x.term_id for x in m.exact("TensorCore")] == ["tensorcore-tpu", "tensor-core"]
+    assert [x.term_id for x in m.exact("Tensor Core")] == ["tensor-core", "tensorcore-tpu"]
+    assert [x.term_id for x in m.exact("tensor-core")] == ["tensor-core", "tensorcore-tpu"]  # the label first
+    (span,) = m.find_mentions("TPU 里的 TensorCore 是什么")
+    assert span.term_id == "tensorcore-tpu" and set(span.term_ids) == {"tensor-core", "tensorcore-tpu"}
+    (span,) = m.find_mentions("NVIDIA 的 Tensor Core")
+    assert span.term_id == "tensor-core"
