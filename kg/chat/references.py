@@ -105,12 +105,22 @@ def resolve_reference(ctx: Ctx) -> None:
         return
     if p.ref in ("former", "latter"):
         i = 0 if p.ref == "former" else 1
-        if state is not None and len(state.pair) > i:
-            ctx.referent, ctx.used_context = state.pair[i], True
-            return
         before = [s for s in spans if s.end <= p.start]
         if len(before) >= 2:
             ctx.referent = before[0 if i == 0 else -1].term_id
+            return
+        if state is not None and len(state.pair) > i:
+            ctx.referent, ctx.used_context = state.pair[i], True
+            return
+        if state is not None and len(state.named) >= 2:
+            # "Are Triton and Triton Inference Server related?" answered about one of them, then
+            # "What protocols does the latter expose?": the two the user named, in their order
+            ctx.referent, ctx.used_context = (state.named[0] if i == 0 else state.named[-1]), True
+            return
+        if state is not None and len(state.topic) == 1 and not spans:
+            # "ITL 是什么的缩写？… InferenceX 那份术语怎么描述后者？": the two names the talk went
+            # through are one term here (ITL is TPOT's other name); the latter is that term
+            ctx.referent, ctx.used_context = state.topic[0], True
         return
     f = ctx.parsed.folded
     agreeing = _agreeing(ctx, p)

@@ -91,3 +91,32 @@ def test_a_return_to_a_named_term_is_what_the_pronoun_points_at(
         answer(glossary, real_engine, q, context=state)
     a = answer(glossary, real_engine, turns[-1], context=state)
     assert expected in a.terms[:2] and "infiniband" not in a.terms[:2], a.terms
+
+
+def test_the_latter_falls_back_to_the_two_terms_the_user_named(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "Are Triton and Triton Inference Server related?" answered about one of them (no pair of
+    # answer terms), then "What protocols does the latter expose?": the second name the user gave
+    state = ConversationState(
+        topic=["triton"], named=["triton", "triton-inference-server"], last_terms=["triton"]
+    )
+    a = answer(glossary, engine, "What protocols does the latter expose?", context=state)
+    assert a.citations and a.citations[0].term_id == "triton-inference-server", a.answer
+
+
+def test_the_latter_of_one_term_under_two_names_is_that_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # ITL and TPOT are one node: after it, "后者" has no pair to pick from but the one topic
+    state = ConversationState(topic=["time-per-output-token"], last_terms=["time-per-output-token"])
+    a = answer(glossary, engine, "InferenceX 那份术语怎么描述后者？", context=state)
+    assert not a.needs_clarification and a.citations[0].term_id == "time-per-output-token", a.answer
+
+
+def test_the_latter_among_names_in_the_question_beats_the_conversation(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    state = ConversationState(topic=["prefill"], pair=["prefill", "decode"], last_terms=["prefill", "decode"])
+    a = answer(glossary, engine, "张量并行和流水线并行里，后者的主要问题是什么？", context=state)
+    assert a.citations[0].term_id == "pipeline-parallelism", a.answer
