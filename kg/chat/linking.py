@@ -341,7 +341,9 @@ class Linker:
                 found = [
                     m
                     for m in self.engine.matcher.exact(f"{a.text} {b.text}")
-                    if m.term_id not in (a.term_id, b.term_id) and m.term_id in owners
+                    # (the second span may already name it: "TensorCore" is written as the
+                    # TPU block's own name, kg/search/labels.py)
+                    if m.term_id != a.term_id and m.term_id in owners
                 ]
                 if len(found) == 1:
                     m = found[0]

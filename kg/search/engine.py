@@ -45,7 +45,7 @@ from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
 from kg.search.tokenize import Tokenizer
-from kg.textnorm import clean, fold, has_cjk
+from kg.textnorm import clean, fold, has_cjk, name_key
 
 Mode = Literal["hybrid", "semantic", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
@@ -609,11 +609,36 @@ def _names_share(text: str, spans: Iterable[Span]) -> float:
     return min(1.0, sum(s.end - s.start for s in spans) / max(len(fold(text)), 1))
 
 
+#: "Benchmark (performance)": an English name whose one-word qualifier sets it apart.
+_QUALIFIED = re.compile(r"^(?P<head>[A-Za-z][A-Za-z .'-]*?)\s*\((?P<qual>[A-Za-z][A-Za-z-]*)\)$")
+
+
+def qualifier_variants(name: str) -> list[str]:
+    """The phrasings users write for a qualified English name: the qualifier before the head
+    ("performance Benchmark", "inference Routing", "attention Head"; matching ignores case) and after it, without
+    brackets ("Hopper architecture", "Transformers library"). The qualifier alone is never a
+    name (NOTES.md: Sampling (decode) is not Decode)."""
+    m = _QUALIFIED.match(name.strip())
+    if not m:
+        return []
+    head, qual = m.group("head").strip(), m.group("qual")
+    return [f"{qual} {head}", f"{head} {qual}"]
+
+
 def _name_triples(terms: Iterable[Term]) -> list[tuple[str, str, str]]:
+    terms = list(terms)
     out = []
     for t in terms:
         for n in t.labels.values():
             out.append((t.id, n, "label"))
         out.extend((t.id, a, "abbr") for a in t.abbreviations)
         out.extend((t.id, a, "alias") for a in t.aliases)
+    # a variant another term already has as a name ("CUDA Core", "Tensor Core") stays that term's
+    taken = {name_key(n) for _, n, _ in out}
+    for t in terms:
+        for n in [*t.labels.values(), *t.aliases]:
+            for v in qualifier_variants(n):
+                if name_key(v) not in taken:
+                    taken.add(name_key(v))
+                    out.append((t.id, v, "alias"))
     return out

@@ -10,7 +10,7 @@ import pytest
 
 from embeddings import IndexCorruptError
 from kg.build import BuildResult
-from kg.search.engine import SearchEngine
+from kg.search.engine import SearchEngine, qualifier_variants
 from kg.search.query import strip_frame
 from kg.store import Glossary
 
@@ -167,3 +167,40 @@ def test_names_weigh_as_topic_only_in_short_queries(engine: SearchEngine) -> Non
     spans = engine.matcher.find_mentions("MIG slices on an A100")
     assert _rest_words("MIG slices on an A100", spans) == 3
     assert _rest_words("训练时的吞吐", []) == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "variants"),
+    [
+        ("Benchmark (performance)", ["performance Benchmark", "Benchmark performance"]),
+        ("Hopper (architecture)", ["architecture Hopper", "Hopper architecture"]),
+        ("EAGLE (speculation)", ["speculation EAGLE", "EAGLE speculation"]),
+        ("Latent space (images/videos)", []),  # no one-word qualifier
+        ("KV cache", []),
+    ],
+)
+def test_qualifier_variants(name: str, variants: list[str]) -> None:
+    assert qualifier_variants(name) == variants
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [
+        ("performance benchmark", "benchmark-performance"),
+        ("intelligence benchmark", "benchmark-intelligence"),
+        ("inference routing", "routing-inference"),
+        ("attention head", "head-attention"),
+        ("Hopper architecture", "hopper"),
+    ],
+)
+def test_qualified_names_are_found_as_users_write_them(engine: SearchEngine, query: str, term: str) -> None:
+    # "Benchmark (performance)": the qualifier before the head, or after it without brackets
+    assert [m.term_id for m in engine.matcher.exact(query)] == [term]
+
+
+def test_a_variant_never_takes_another_terms_name(engine: SearchEngine) -> None:
+    # "Core (Tensor)" would give "Tensor Core" — NVIDIA's unit's own label, the same node here; and
+    # "TensorCore (TPU)" gives "TPU TensorCore", already the TPU block's own name
+    assert [m.term_id for m in engine.matcher.exact("TPU TensorCore")] == ["tensorcore-tpu"]
+    decode = [m.term_id for m in engine.matcher.exact("decode")]
+    assert decode and "sampling-decode" not in decode
