@@ -142,7 +142,8 @@ _ORDINAL_EN = re.compile(
     r"\bthe (?:(?P<n>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)|(?P<last>last|latter))"
     # a pronoun only as "the second one" or standing alone ("tell me about the first"), not as
     # the determiner of another noun ("who won the last Super Bowl")
-    r"(?:(?: one| option| term| item)\b|(?=\s*(?:[?.!,;:)]|$|\s(?:is|was|does|do|did|has|have|had|use|uses|"
+    # "the second kind", "the first approach": an item of a list the conversation set up
+    r"(?: (?:one|option|term|item|kind|type|approach|method|technique|strategy|variant|way|format|mode)\b|(?=\s*(?:[?.!,;:)]|$|\s(?:is|was|does|do|did|has|have|had|use|uses|"
     r"and|or|in|of|for|to|with|mean|means|stand|stands|again|then|please)\b)))"
 )
 _ORDINAL_INDEX = {

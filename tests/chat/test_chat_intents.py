@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg.chat.intents import is_demonstrative, parse
+from kg.chat.intents import find_pronouns, is_demonstrative, parse
 
 
 @pytest.mark.parametrize(
@@ -456,3 +456,20 @@ def test_bijiao_before_an_adjective_is_rather_not_compare() -> None:
     assert parse("为什么 decode 比较慢").intent == "howto_why"
     assert parse("FP8 比 FP16 快吗").intent == "comparison"
     assert parse("张量并行和流水线并行比较起来区别在哪").intent == "comparison"
+
+
+@pytest.mark.parametrize(
+    ("question", "ref"),
+    [
+        ("What has to be held fixed for the second kind?", "ord:1"),
+        ("What file does TensorRT produce with the first approach?", "ord:0"),
+        ("And the last option?", "ord:-1"),
+    ],
+)
+def test_an_ordinal_before_a_noun_of_kind_is_an_item(question: str, ref: str) -> None:
+    assert [p.ref for p in find_pronouns(question.lower())] == [ref]
+
+
+@pytest.mark.parametrize("question", ["Who won the last Super Bowl?", "Why is the first token so slow?"])
+def test_an_ordinal_before_another_noun_is_no_pronoun(question: str) -> None:
+    assert find_pronouns(question.lower()) == []
