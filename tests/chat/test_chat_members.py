@@ -9,7 +9,7 @@ from kg.chat.model import ConversationState
 from kg.chat.shapes.members import asks_for_examples, asks_for_members
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from tests.chat.chat_helpers import converse
+from tests.chat.chat_helpers import assert_grounded, converse
 
 
 @pytest.mark.parametrize(
@@ -127,3 +127,15 @@ def test_a_qualified_class_word_is_its_head(glossary: Glossary, engine: SearchEn
     (_, a), _ = converse(glossary, engine, "什么是前缀缓存？", "有哪些推論引擎支援它？")
     (_, b), _ = converse(glossary, engine, "什么是前缀缓存？", "哪些引擎支持它？")
     assert a.listed and a.listed == b.listed
+
+
+def test_a_class_no_term_names_lists_a_joint_line_in_its_order(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # no term is "集合通信原语"; the one found belongs to 002's line "AllReduce / AllGather /
+    # All-to-All 分布式集合通信原语…": its members in the line's order, each by its own clause
+    a = answer(glossary, real_engine, "常见的集合通信原语有哪几种")  # the class is found by meaning
+    assert a.intent == "listing" and a.terms[:3] == ["allreduce", "allgather", "all-to-all"], a.terms
+    quotes = {c.term_id: c.quote for c in a.citations}
+    assert quotes["allgather"].startswith("AllGather") and "AllReduce" not in quotes["allgather"]
+    assert_grounded(a, glossary)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kg.chat.compose import Composer, t
+from kg.chat.compose import Composer, member_part, t
 from kg.chat.context import Ctx
 from kg.chat.intents import LIST_CLASS_TAIL, Slot
 from kg.chat.model import Answer
@@ -59,8 +59,16 @@ def listing(ctx: Ctx) -> Answer:
         central, ctx.linked_by = ctx.decision.candidate, "search"
     if central is None:
         return refuse(ctx)
+    group = _joint_group(ctx, central) if ctx.linked_by in ("search", "listing") else []
+    if group:
+        # "常见的集合通信原语有哪几种": no term is the class, and the one found belongs to a line
+        # that defines its kinds together ("AllReduce / AllGather / All-to-All …"): that line's
+        # members, in its order
+        central = group[0]
     ctx.focus = [central]
     members = _members(ctx, central, named, head_text if not pronoun_in(ctx, slot) else "")
+    if group:
+        members = [*group[1:], *(m for m in members if m not in group)]
     c = Composer(g, ctx.lang)
     c.add(c.bold(central, full=True))
     c.first_definition(g.terms[central])
@@ -72,9 +80,11 @@ def listing(ctx: Ctx) -> Answer:
             if not term.definitions:
                 continue
             d = term.definitions[0]
-            marker = c.cite(m, d.source, d.text, "definition", d.line)
+            # a line defining several members at once: this member's own clause ("AllGather 各卡拼齐")
+            quote = member_part(g, term, d.text)
+            marker = c.cite(m, d.source, quote, "definition", d.line)
             colon = t(ctx.lang, "colon")
-            c.add(f"- {c.bold(m)}{colon}{c.q(d.text)} {marker}")
+            c.add(f"- {c.bold(m)}{colon}{c.q(quote)} {marker}")
     else:
         c.add(t(ctx.lang, "list_none", head=head_label))
     follow = [c.follow("define", m) for m in members[:1]]
@@ -83,6 +93,25 @@ def listing(ctx: Ctx) -> Answer:
     result = finish(ctx, c, "listing", follow)
     result.listed = [m for m in members[:10] if m in result.terms]
     return result
+
+
+def _joint_group(ctx: Ctx, term: str) -> list[str]:
+    """The members of a source line that defines *term* together with its siblings ("AllReduce /
+    AllGather / All-to-All 分布式集合通信原语…"), in the order the line names them; [] if none."""
+    g = ctx.glossary
+    edges = [e for e in g.edges_of(term, ("confused_with",)) if e.origin == "paired-definition"]
+    if not edges:
+        return []
+    doc, line, text = edges[0].doc, edges[0].line, fold(edges[0].evidence)
+    members = {term} | {
+        e.source if e.target == term else e.target for e in edges if (e.doc, e.line) == (doc, line)
+    }
+
+    def position(tid: str) -> int:
+        found = [text.find(fold(n)) for n in g.terms[tid].all_names() if len(n) >= 2]
+        return min([i for i in found if i >= 0], default=len(text))
+
+    return sorted(members, key=lambda tid: (position(tid), tid))
 
 
 def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
