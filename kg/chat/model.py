@@ -160,6 +160,9 @@ class ConversationState:
         )
         self.last_terms = list(answer.terms)
         self.last_intent = answer.intent
+        # "What microscaling formats are there?" … "Which one of those is tuned for Blackwell?": the
+        # turn picked one of the terms the conversation listed; the next "it" is that one
+        picked = used_context and answer.intent == "which" and len(focus) == 1 and focus[0] in self.named
         if len(focus) >= 2:
             self.pair = focus[:2]
         if len(answer.mentioned) >= 2:
@@ -169,7 +172,7 @@ class ConversationState:
             self.named = list(answer.listed)
         if not used_context or not self.topic:
             self.topic = focus
-        elif len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic:
+        elif picked or (len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic):
             # "Which one handles the gather work?", "第三个是哪家出的？": the turn picked one of the
             # terms under discussion; the next "it" is that one
             self.topic = focus[:1]

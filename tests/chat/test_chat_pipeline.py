@@ -673,6 +673,35 @@ def test_which_one_of_the_pair_becomes_the_topic(glossary: Glossary, engine: Sea
     assert state.topic == ["sparsecore"]
 
 
+def test_a_pick_from_the_listed_terms_becomes_the_topic() -> None:
+    # "What microscaling formats are there?" … "Which one of those is tuned for Blackwell?": the
+    # next "it" ("What block size does it use?") is the format picked, not the class listed
+    state = ConversationState(topic=["microscaling-formats"], named=["nvfp4", "mxfp4"])
+    state.record(
+        Answer("Which one of those is tuned for Blackwell?", "en", "which", "…", True, terms=["nvfp4"]),
+        used_context=True,
+    )
+    assert state.topic == ["nvfp4"]
+    # a "which" answer that is none of the listed terms leaves the topic alone
+    state = ConversationState(topic=["microscaling-formats"], named=["nvfp4", "mxfp4"])
+    state.record(
+        Answer("Which GPU generation added it?", "en", "which", "…", True, terms=["blackwell"]),
+        used_context=True,
+    )
+    assert state.topic == ["microscaling-formats"] and state.answered == "blackwell"
+
+
+@pytest.mark.slow
+def test_a_quantity_of_the_term_under_discussion_stays_on_it(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # its own text says "block size 16"; Microscaling formats, a neighbour, says "按小块"
+    state = ConversationState()
+    answer(glossary, real_engine, "NVFP4 是什么？", context=state)
+    a = answer(glossary, real_engine, "它的块大小是多少？", context=state)
+    assert a.citations[0].term_id == "nvfp4", a.terms
+
+
 def test_a_subject_pronoun_keeps_the_question_about_the_term_under_discussion(
     glossary: Glossary, engine: SearchEngine
 ) -> None:

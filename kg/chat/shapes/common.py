@@ -30,11 +30,12 @@ def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
             owned = possessed(ctx, slot)
             if owned is not None:
                 return owned
-            if ctx.used_context and _possessive(ctx):
+            if ctx.used_context and _possessive(ctx) and not _ASKS_QUANTITY.search(ctx.parsed.folded):
                 # "它上面的那条脊线": a neighbour of the term under discussion that the question
                 # describes. Not when the pronoun points back into the question itself
                 # ("Goodput: what does it count?"): there it simply is the term just named; nor
-                # when it is the subject ("它们俩都算训练后量化吗？"): the question is about it.
+                # when it is the subject ("它们俩都算训练后量化吗？"): the question is about it;
+                # nor when it asks a quantity ("它的块大小是多少？"): a figure of the term itself.
                 found = ctx.linker.context_link(ctx.body_text(substitute=False), ctx.referent)
                 if found is not None:
                     return found
@@ -59,6 +60,11 @@ _BEFORE_SUBJECT_PRONOUN = re.compile(
     r"^\s*(?:(?:what|how|why|where|when|which)\s+)?(?:does|do|did|is|was|can|could|will|would|should)?\s*$"
 )
 
+
+#: A question for a figure ("是多少", "多大", "how many"): of the term it names, not of a neighbour.
+_ASKS_QUANTITY = re.compile(
+    r"是多少|有多[大少长宽快高]|多大|几个|多少个|\bhow (?:big|large|many|much|long|wide|fast)\b"
+)
 
 _OWNED_AFTER = re.compile(r"^\s*(?:的|上|里|中|内|下|上面|里面|当中)")
 _OWNED_BEFORE = re.compile(r"\b(?:on|in|inside|within|of)\s*$")
