@@ -163,7 +163,9 @@ def _candidate(
                 near = members or near
             # among the few best, one the referent's own definition names is the answer it gives
             # ("LMCache 是一个对接 vLLM 的…" for "它一般跟哪个推理引擎对接？")
-            told = [t for t in near[:STATED_DEPTH] if stated and t in stated]
+            # — not for a remedy: "前者一般怎么降下来？" is not answered by the prefill TTFT's
+            # definition includes, but by what lowers it
+            told = [t for t in near[:STATED_DEPTH] if stated and t in stated and parsed.intent == "which"]
             return told[0] if told else (near[0] if near else None)
         subject = subject_term(parsed, analysis)
         if subject is not None and near_of is not None and parsed.intent == "which":

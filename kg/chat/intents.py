@@ -626,7 +626,8 @@ _f(
     "howto_why",
     None,
     r"^(?P<x>.+?)(?:怎么|怎样|如何)(?:降低|减少|提高|提升|优化|避免|解决|缓解|加速|改善|做|用|配置|调|"
-    r"省掉|省去|去掉|消除|减轻|绕过|规避|节省|防止|应对|处理|搞定|补救|弥补|找回)",
+    r"省掉|省去|去掉|消除|减轻|绕过|规避|节省|防止|应对|处理|搞定|补救|弥补|找回|"
+    r"降下来|降下去|压下来|压低|缩短|减小|加快|改进)",
 )
 # "激活里异常值太多、不好量化，有什么办法？": a remedy asked for after the problem
 _f(
@@ -716,6 +717,9 @@ _ASKS_FOR_ANOTHER = re.compile(
     r"^(?:and |so |ok |then )?(?!what about\b|what of\b|what if\b)(?:what|which|who|where)\b"
     r"(?!(?:\s+[a-z0-9-]+){0,3}\s+(?:is|was|are|were|does|did|do)\s+(?:it|this|that|they|the (?:[a-z]+ )?one)\b)"
     r"|(?:相当于|对应|对标)[^，,。？?]*(?:啥|什么|哪个|哪款|哪家)$"
+    # "它有开源实现吗？", "它有没有现成的库？": whether a term of that kind exists for it is a
+    # question for that term
+    r"|^(?:那)?(?:它|它们)(?:有没有|有)[^，,。？?]{0,6}(?:实现|替代品?|版本|工具|库|框架|方案|产品)(?:吗|么|嘛|没有)?$"
 )
 # a definition slot in which the pronoun is the object of a preposition or of a participle
 # ("the biggest TPU unit hooked up to it", "the other INT4 method besides it", "it usually paired with")

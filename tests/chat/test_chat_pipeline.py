@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.decide import asks_for_remedy, decide
+from kg.chat.decide import _candidate, asks_for_remedy, decide
 from kg.chat.finish import polish
 from kg.chat.followup import definition_mentions
 from kg.chat.intents import parse
-from kg.chat.linking import linker_for
+from kg.chat.linking import Analysis, linker_for
 from kg.chat.model import Answer
 from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, correct_in_names, known_words, normalize
 from kg.chat.refusal import (
@@ -233,6 +233,33 @@ def test_retrieval_orders_and_excludes() -> None:
     r = Retrieval("q", hits, named=["a"])
     assert [h.term_id for h in r.dense_order()] == ["b", "a"]
     assert r.best(["a"]) is hits[1] and r.rank_of("c") == 3 and r.rank_of("z") is None
+
+
+def test_a_remedy_follow_up_is_no_term_the_referents_definition_names() -> None:
+    # TTFT's own definition names prefill ("通常包含 prefill"): that settles "它跟哪个阶段有关" but
+    # not "前者一般怎么降下来？", whose answer is what lowers TTFT (ranked first here)
+    hits = [Hit("prefix-caching", 2.0), Hit("prefill", 1.0)]
+    near = {"prefix-caching", "prefill"}
+    stated = frozenset({"prefill"})
+    remedy = parse("前者一般怎么降下来？")
+    assert remedy.intent == "howto_why" and asks_for_remedy(remedy)
+    r = Retrieval("q", hits)
+    assert _candidate(remedy, Analysis(), r, "ttft", near, stated=stated) == "prefix-caching"
+    which = parse("它一般跟哪个阶段对接？")
+    assert which.intent == "which"
+    assert _candidate(which, Analysis(), r, "ttft", near, stated=stated) == "prefill"
+
+
+def test_whether_it_has_an_implementation_asks_for_that_term() -> None:
+    # "它有开源实现吗？" after KV Cache 分层: the answer is the implementation (LMCache)
+    for q in ("它有开源实现吗？", "它有没有现成的库？"):
+        assert parse(q).intent == "which", q
+    assert parse("它有什么缺点吗？").intent != "which"
+
+
+def test_more_remedy_verbs_frame_a_how_to() -> None:
+    for q in ("TTFT 一般怎么降下来？", "它怎么缩短？", "这个延迟怎么压下来？"):
+        assert parse(q).intent == "howto_why", q
 
 
 def test_remedy_questions_exclude_the_named_term(glossary: Glossary, engine: SearchEngine) -> None:
