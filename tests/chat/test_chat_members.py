@@ -139,3 +139,14 @@ def test_a_class_no_term_names_lists_a_joint_line_in_its_order(
     quotes = {c.term_id: c.quote for c in a.citations}
     assert quotes["allgather"].startswith("AllGather") and "AllReduce" not in quotes["allgather"]
     assert_grounded(a, glossary)
+
+
+def test_a_class_phrase_a_joint_line_says_beats_the_name_inside_it(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "NVIDIA 数据中心 GPU 架构" contains the name GPU, but 002's line "Ampere / Hopper / Blackwell
+    # NVIDIA 三代数据中心 GPU 微架构…" says the rest of the phrase: its members, in its order
+    a = answer(glossary, real_engine, "NVIDIA 数据中心 GPU 架构都有哪几代")
+    assert a.intent == "listing" and a.terms[:1] == ["ampere"], a.terms
+    assert a.listed[:2] == ["hopper", "blackwell"], a.listed
+    assert_grounded(a, glossary)

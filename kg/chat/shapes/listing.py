@@ -59,7 +59,17 @@ def listing(ctx: Ctx) -> Answer:
         central, ctx.linked_by = ctx.decision.candidate, "search"
     if central is None:
         return refuse(ctx)
-    group = _joint_group(ctx, central) if ctx.linked_by in ("search", "listing") else []
+    group = _joint_group(ctx, central)[0] if ctx.linked_by in ("search", "listing") else []
+    if ctx.linked_by == "mention" and ctx.decision is not None and ctx.decision.candidate:
+        # "NVIDIA 数据中心 GPU 架构都有哪几代": the class phrase only contains a name (GPU); a line
+        # defining its kinds together whose shared words say the rest of the phrase ("NVIDIA
+        # 三代数据中心 GPU 微架构") is the class asked for
+        joint, text = _joint_group(ctx, ctx.decision.candidate)
+        if joint and central not in joint:
+            rest = _keys(head_text) - _keys(" ".join(g.terms[central].all_names()))
+            own = " ".join(d.text for d in g.terms[central].definitions)
+            if rest and len(rest & _keys(text)) > max(len(rest) // 2, len(rest & _keys(own))):
+                group = joint
     if group:
         # "常见的集合通信原语有哪几种": no term is the class, and the one found belongs to a line
         # that defines its kinds together ("AllReduce / AllGather / All-to-All …"): that line's
@@ -95,13 +105,23 @@ def listing(ctx: Ctx) -> Answer:
     return result
 
 
-def _joint_group(ctx: Ctx, term: str) -> list[str]:
+def _keys(text: str) -> set[str]:
+    """Latin words and Chinese character pairs of *text* (folded)."""
+    f = fold(text)
+    keys = set(re.findall(r"[a-z][a-z0-9+.-]+", f))
+    for run in re.findall(r"[\u4e00-\u9fff]+", f):
+        keys |= {run[i : i + 2] for i in range(len(run) - 1)}
+    return keys
+
+
+def _joint_group(ctx: Ctx, term: str) -> tuple[list[str], str]:
     """The members of a source line that defines *term* together with its siblings ("AllReduce /
-    AllGather / All-to-All 分布式集合通信原语…"), in the order the line names them; [] if none."""
+    AllGather / All-to-All 分布式集合通信原语…"), in the order the line names them, and the line's
+    text; ``([], "")`` if none."""
     g = ctx.glossary
     edges = [e for e in g.edges_of(term, ("confused_with",)) if e.origin == "paired-definition"]
     if not edges:
-        return []
+        return [], ""
     doc, line, text = edges[0].doc, edges[0].line, fold(edges[0].evidence)
     members = {term} | {
         e.source if e.target == term else e.target for e in edges if (e.doc, e.line) == (doc, line)
@@ -111,7 +131,7 @@ def _joint_group(ctx: Ctx, term: str) -> list[str]:
         found = [text.find(fold(n)) for n in g.terms[tid].all_names() if len(n) >= 2]
         return min([i for i in found if i >= 0], default=len(text))
 
-    return sorted(members, key=lambda tid: (position(tid), tid))
+    return sorted(members, key=lambda tid: (position(tid), tid)), edges[0].evidence
 
 
 def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
