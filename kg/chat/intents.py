@@ -429,7 +429,22 @@ _f(
     None,
     r"^(?:is|are) (?P<a>.+?) (?:the same(?: things?)? as|different from|equivalent to|identical to) (?P<b>.+)$",
 )
+# "Are ASR and VAD the same thing?", "Are TTFT and TTFB different?"
+_f(
+    "comparison",
+    None,
+    r"^(?:is|are) (?P<a>.+?) (?:and|&) (?P<b>.+?),? (?:(?:really |basically |just |actually )?(?:the same|identical|"
+    r"equivalent|interchangeable|different|distinct|one and the same)(?: things?| concepts?| ideas?)?)$",
+)
 _f("comparison", None, r"^compare (?P<a>.+?) (?:and|with|to|against) (?P<b>.+)$")
+# "PCIe or SXM GPUs for an inference cluster?": two short alternatives, then what they are for
+_f(
+    "comparison",
+    None,
+    r"^(?!(?:is|are|was|were|do|does|did|can|could|should|would|will|it|its|this|that|they|i|we|you)\b)"
+    r"(?P<a>[a-z0-9][a-z0-9.+-]*(?: [a-z0-9][a-z0-9.+-]*){0,2}) or "
+    r"(?P<b>[a-z0-9][a-z0-9.+-]*(?: [a-z0-9][a-z0-9.+-]*){0,2}?)(?: (?:for|in|on|when|with) .{1,60})?$",
+)
 # "How does SGLang stack up against MLC-LLM?", "How do TP and PP measure up to each other?"
 _f(
     "comparison",

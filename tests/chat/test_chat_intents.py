@@ -473,3 +473,23 @@ def test_an_ordinal_before_a_noun_of_kind_is_an_item(question: str, ref: str) ->
 @pytest.mark.parametrize("question", ["Who won the last Super Bowl?", "Why is the first token so slow?"])
 def test_an_ordinal_before_another_noun_is_no_pronoun(question: str) -> None:
     assert find_pronouns(question.lower()) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "sides"),
+    [
+        ("Are ASR and VAD the same thing?", ["asr", "vad"]),
+        ("Are TTFT and TTFB different?", ["ttft", "ttfb"]),
+        ("PCIe or SXM GPUs for an inference cluster?", ["pcie", "sxm gpus"]),
+        ("AWQ or GPTQ for 4-bit weights?", ["awq", "gptq"]),
+    ],
+)
+def test_same_thing_and_either_or_questions_compare(question: str, sides: list[str]) -> None:
+    p = parse(question)
+    assert (p.intent, [s.text for s in p.slots]) == ("comparison", sides)
+
+
+def test_either_or_needs_two_named_alternatives_not_a_clause() -> None:
+    # "is it compute or memory bound" and "How do I avoid OOM or slowdowns?" are no "X or Y?"
+    assert parse("is it compute or memory bound").intent != "comparison"
+    assert parse("How do I avoid OOM or slowdowns?").intent == "howto_why"
