@@ -883,8 +883,13 @@ def parse(question: str) -> Parsed:
         if intent in ("relation", "listing") and has_pronoun and "哪些" in body:
             # "哪些引擎已经用上它了？": the answer is the engines, not the term under discussion
             intent = "which"
-        elif intent == "which" and (_WHICH_RELATION.search(body) or _WHICH_ABOUT_PRONOUN.search(body)):
+        elif (
+            intent == "which"
+            and (_WHICH_RELATION.search(body) or _WHICH_ABOUT_PRONOUN.search(body))
+            and not any(p.ref == "both" for p in parsed.pronouns)
+        ):
             # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
+            # — not "它们俩都属于哪一类量化？": what two terms share is another term
             intent = "relation"
         elif intent == "which" and _REFERENT_LEAD.match(folded) and not _AFTER_PREPOSITION.search(body):
             # "And the second one — which low-precision format did it bring?": the lead sets the

@@ -16,6 +16,7 @@ import re
 
 from kg.chat.context import Ctx
 from kg.chat.intents import TOPIC_SWITCH, Pronoun, Slot, is_demonstrative
+from kg.chat.model import ConversationState
 from kg.search.labels import Span
 from kg.textnorm import has_cjk
 
@@ -85,6 +86,10 @@ def resolve_reference(ctx: Ctx) -> None:
         here = listed_terms(ctx.parsed.folded, [s for s in spans if s.end <= p.start])
         in_question = len(here) >= 2
         pool = here if in_question else (state.named or state.pair if state is not None else [])
+        if not pool and k in (0, -1) and (recent := _last_two_answered(state)) is not None:
+            # "What is a hyperscaler?" … "the GPU-focused alternative to it?" … "examples of the
+            # latter": the terms the last two answers were about, in their order
+            pool = list(recent)
         if not pool and state is not None and state.topic and k in (0, -1):
             pool = state.topic[:1]  # "Compare X and <unknown>" then "the first one": the one we know
         if pool and -len(pool) <= k < len(pool):
@@ -116,6 +121,12 @@ def resolve_reference(ctx: Ctx) -> None:
             # "Are Triton and Triton Inference Server related?" answered about one of them, then
             # "What protocols does the latter expose?": the two the user named, in their order
             ctx.referent, ctx.used_context = (state.named[0] if i == 0 else state.named[-1]), True
+            return
+        recent = _last_two_answered(state)
+        if recent is not None and not spans:
+            # "它里面做矩阵乘加的那个网格叫什么？" (MXU) … "那负责逐元素计算的呢？" (VPU) … "前者为什么
+            # 经常跑不满？": the two terms the last two answers were about, in their order
+            ctx.referent, ctx.used_context = recent[i], True
             return
         if state is not None and len(state.topic) == 1 and not spans:
             # "ITL 是什么的缩写？… InferenceX 那份术语怎么描述后者？": the two names the talk went
@@ -199,6 +210,17 @@ def _a_choice(ctx: Ctx, p: Pronoun) -> None:
 
 
 _NOUN_AFTER = re.compile(r"\s*(?:(?:kind|type|sort|class) of\s+)?([\u4e00-\u9fff]{2,4}|[a-z][a-z-]{2,})")
+
+
+def _last_two_answered(state: ConversationState | None) -> tuple[str, str] | None:
+    """The terms the last two grounded answers were about (first cited), older first, when the
+    two differ; None otherwise."""
+    if state is None:
+        return None
+    firsts = [t.terms[0] for t in state.turns if t.grounded and t.terms][-2:]
+    if len(firsts) < 2 or firsts[0] == firsts[1]:
+        return None
+    return firsts[0], firsts[1]
 
 
 def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from kg.chat.bot import answer
+from kg.chat.intents import parse
 from kg.chat.model import ConversationState
 from kg.chat.references import choice_terms, listed_terms
 from kg.search.engine import SearchEngine
@@ -120,3 +121,46 @@ def test_the_latter_among_names_in_the_question_beats_the_conversation(
     state = ConversationState(topic=["prefill"], pair=["prefill", "decode"], last_terms=["prefill", "decode"])
     a = answer(glossary, engine, "张量并行和流水线并行里，后者的主要问题是什么？", context=state)
     assert a.citations[0].term_id == "pipeline-parallelism", a.answer
+
+
+def test_the_former_after_two_single_answers_is_the_older_one(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # no comparison and no list named both: "前者" / "the latter" are the terms the last two
+    # answers were about, in their order
+    state = ConversationState()
+    answer(glossary, engine, "MXU 是什么？", context=state)
+    answer(glossary, engine, "VPU 是什么？", context=state)
+    a = answer(glossary, engine, "前者为什么经常跑不满？", context=state)
+    assert a.citations and a.citations[0].term_id == "mxu", a.terms
+    state = ConversationState()
+    answer(glossary, engine, "What is the MXU?", context=state)
+    answer(glossary, engine, "What is the VPU?", context=state)
+    b = answer(glossary, engine, "Why is the former hard to keep busy?", context=state)
+    assert b.citations and b.citations[0].term_id == "mxu", b.terms
+    # "of the first one" / "of the latter" read as ordinals: with no list, the same two answers
+    state = ConversationState()
+    answer(glossary, engine, "What is a hyperscaler?", context=state)
+    answer(glossary, engine, "What is a neocloud?", context=state)
+    c = answer(glossary, engine, "Give me a couple of examples of the first one.", context=state)
+    assert c.citations and c.citations[0].term_id == "hyperscaler", c.terms
+
+
+@pytest.mark.slow
+def test_what_both_terms_belong_to_is_another_term(glossary: Glossary, real_engine: SearchEngine) -> None:
+    # "它属于哪一类" is about the term (relation); "它们俩都属于哪一类" asks for the class the two share
+    assert parse("它属于哪一类量化？").intent == "relation"
+    assert parse("它们俩都属于哪一类量化？").intent == "which"
+    state = ConversationState()
+    answer(glossary, real_engine, "GPTQ 和 AWQ 有啥不一样？", context=state)
+    a = answer(glossary, real_engine, "它们俩都属于哪一类量化？", context=state)
+    assert a.citations and a.citations[0].term_id == "post-training-quantization", a.terms
+
+
+@pytest.mark.slow
+def test_besides_the_terms_pointed_at_is_none_of_them(glossary: Glossary, real_engine: SearchEngine) -> None:
+    state = ConversationState()
+    answer(glossary, real_engine, "TGI 是哪家出的？", context=state)
+    answer(glossary, real_engine, "它跟 vLLM、SGLang 比，定位上有什么不同？", context=state)
+    a = answer(glossary, real_engine, "除了它们三个，NVIDIA 官方的那个引擎是哪个？", context=state)
+    assert a.citations and a.citations[0].term_id == "tensorrt-llm", a.terms

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kg.chat.compose import Composer, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.decide import asks_for_remedy
@@ -83,13 +85,28 @@ def _answer_term(ctx: Ctx) -> str | None:
     return None if d.candidate in ctx.retrieval.named or d.candidate == ctx.referent else d.candidate
 
 
+#: "它们俩都…", "两者都…", "they both …": the question quantifies both subjects, it offers no choice.
+_BOTH = re.compile(r"(?:它们|两者|二者|这两个|这俩|他们)俩?都|\bthey both\b|\bboth of them\b")
+
+
+#: "除了它们三个，…是哪个？", "Besides those, which …": the answer is none of the terms pointed at.
+_BESIDES = re.compile(
+    r"除了?(?:它们|这几个|这些|这两个|这三个|那几个|那些|前面|上面)|"
+    r"\b(?:besides|apart from|other than|except(?: for)?|aside from) (?:them|those|these|the (?:two|three))\b"
+)
+
+
 def which(ctx: Ctx) -> Answer:
     """ "Which technique fixes KV-cache fragmentation?": the term whose definition answers it.
 
     The answer is retrieval's best term other than those the question names (KV cache);
     it is followed by what the sources say links it to each named term.
     """
-    if len(ctx.referents) >= 2 and not (ctx.pronoun is not None and ctx.pronoun.text == "both"):
+    if len(ctx.referents) >= 2 and not (
+        (ctx.pronoun is not None and ctx.pronoun.text == "both")
+        or _BOTH.search(ctx.parsed.folded)
+        or _BESIDES.search(ctx.parsed.folded)
+    ):
         # "Which of the two doesn't need a separate draft model?": one of the pair, the one a
         # search for the question (pronoun left out) ranks higher; "both" only quantifies the
         # subjects ("Which IR framework do both torch.compile and XLA build on?"), no choice
@@ -106,6 +123,8 @@ def which(ctx: Ctx) -> Answer:
 
         return _which_answer(ctx, min(pool, key=key))
     found = _answer_term(ctx)
+    if found is not None and found in ctx.referents and _BESIDES.search(ctx.parsed.folded):
+        found = None
     if found is None and ctx.referent:
         return definition(ctx)  # "第三个是哪家出的？": nothing linked fits; about the term itself
     found = found or (ctx.decision.candidate if ctx.decision else None)
