@@ -12,7 +12,9 @@ Order of the rules (each says why it wins):
    one of whose sides is exactly a glossary name (the answer says which side is unknown), and
    a question whose pronoun points at a glossary name it gives ("X - how does it apply …");
 5. a definition of a name-shaped word the glossary has never seen, nor any name like it
-   ("What is Mamba-3 attention?"), is refused: the glossary has no such term;
+   ("What is Mamba-3 attention?"), is refused: the glossary has no such term; so is a name, or
+   a head several names share ("并行" of 张量并行, 流水线并行 …), under a Chinese modifier no
+   glossary text uses ("回旋解码", "双螺旋并行");
 6. otherwise the refusal model (:mod:`.refusal`) decides from the retrieval evidence. Unknown
    words alone never refuse: they are one feature among sixteen. Inside a conversation about the
    glossary, a question the model is unsure of (probability above :data:`CONVERSATION_FACTOR`
@@ -382,9 +384,21 @@ def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) ->
     slot = parsed.slots[0]
     f = parsed.folded
     inside = [s for s in analysis.spans if slot.start <= s.start and s.end <= slot.end]
-    if len(inside) != 1 or f[inside[0].end : slot.end].strip(" -?？"):
+    if not inside:
+        # "双螺旋并行是什么？": no name, but a head that two or more names share (张量并行,
+        # 流水线并行 …) under a modifier no glossary text uses: a kind the glossary does not list
+        text = f[slot.start : slot.end].strip(" -?？")
+        for cut in range(2, len(text) - 1):
+            head = text[-cut:]
+            if has_cjk(head) and _names_share_head(engine, head):
+                modifier = text[:-cut].strip(" -")
+                break
+        else:
+            return False
+    elif len(inside) != 1 or f[inside[0].end : slot.end].strip(" -?？"):
         return False
-    modifier = f[slot.start : inside[0].start].strip(" -")
+    else:
+        modifier = f[slot.start : inside[0].start].strip(" -")
     if not modifier:
         return False
     # Chinese only: an English modifier is too often a word of the question's frame ("the

@@ -431,6 +431,23 @@ def test_known_words_are_no_made_up_subject(glossary: Glossary, engine: SearchEn
     assert a.decision["reason"] != "unknown_name" and a.grounded
 
 
+@pytest.mark.parametrize(
+    ("question", "coined"),
+    [
+        ("双螺旋并行是什么？", True),  # 并行 heads 张量并行, 流水线并行 …; 双螺旋 is in no text
+        ("逐层蒸发缓存是什么？", True),
+        ("数据并行是什么？", False),  # a name
+        ("序列并行是什么？", False),
+    ],
+)
+def test_an_unknown_kind_of_a_shared_head_is_coined(
+    glossary: Glossary, engine: SearchEngine, question: str, coined: bool
+) -> None:
+    a = answer(glossary, engine, question)
+    assert (a.decision["reason"] == "unknown_name") is coined, a.decision
+    assert bool(a.citations) is not coined
+
+
 def test_only_a_referent_from_the_conversation_narrows_the_answer(
     glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
