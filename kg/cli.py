@@ -836,6 +836,50 @@ def eval_chat(
         replace_section(out, section, md, title="Evaluation")  # md ends with its targets
 
 
+RefusalSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of single questions (JSON lines: text, kind, lang), repeatable; a NAME starting "
+    "with 'ood' holds out-of-domain questions, any other in-domain ones; default: the held-out pair.",
+)
+DEFAULT_REFUSAL_SPLITS = (
+    "ood-heldout=tests/data/refusal_ood_train4.jsonl",
+    "in-domain-heldout=tests/data/refusal_indomain_train4.jsonl",
+)
+
+
+@app.command("eval-refusal")
+def eval_refusal(
+    artifact: Path = ArtifactOpt,
+    split: list[str] | None = RefusalSplitOpt,
+    out: Path | None = EvalOutOpt,
+) -> None:
+    """Refused share per kind on single questions the refusal model never trained on."""
+    from kg.chat.refusal import RefusalModel, attach_refusal_model
+    from kg.evaluation.refusal import load_questions, render_markdown, score_refusals
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    artifact = g.artifact_dir or artifact
+    engine = SearchEngine.for_artifact(artifact, g.terms.values())
+    model = RefusalModel.load(artifact)
+    if model is not None:
+        attach_refusal_model(engine, model)
+    splits = {
+        name: score_refusals(g, engine, load_questions(path), in_domain=not name.startswith("ood"))
+        for name, path in _named_splits(split, DEFAULT_REFUSAL_SPLITS)
+    }
+    command = "glossary eval-refusal" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = render_markdown(splits, command=command)
+    print(md)
+    if out:
+        from kg.docsections import replace_section
+
+        replace_section(out, "refusal-heldout", md, title="Evaluation")
+
+
 ContrastSplitOpt = typer.Option(
     None,
     "--split",
