@@ -11,13 +11,13 @@ A question counts as refused when the answer cites nothing (the chat evaluation'
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kg.chat.model import Answer, ConversationState
-from kg.parsers.common import SourceError
+from kg.evaluation.dataset import read_jsonl
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 
@@ -39,23 +39,15 @@ class RefusalSplit:
         return refused / total if total else 0.0
 
 
+def _question(row: Any) -> dict[str, str]:
+    if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip():
+        raise ValueError('expected an object with a non-empty "text"')
+    return {"text": row["text"], "kind": str(row.get("kind") or "-"), "lang": str(row.get("lang") or "")}
+
+
 def load_questions(path: str | Path) -> list[dict[str, str]]:
-    """Rows ``{"text", "kind", "lang"}`` of a JSON-lines file; a bad line names the file and line."""
-    p = Path(path)
-    rows = []
-    for number, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SourceError(str(p), number, f"not JSON: {exc.msg}") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip():
-            raise SourceError(str(p), number, 'expected an object with a non-empty "text"')
-        rows.append(
-            {"text": row["text"], "kind": str(row.get("kind") or "-"), "lang": str(row.get("lang") or "")}
-        )
-    return rows
+    """Rows ``{"text", "kind", "lang"}`` of a JSON-lines file; ``ValueError`` names the bad line."""
+    return read_jsonl(path, _question, "question")
 
 
 def score_refusals(

@@ -8,7 +8,6 @@ import pytest
 
 from kg.chat.model import Answer, Citation
 from kg.evaluation.refusal import load_questions, render_markdown, score_refusals
-from kg.parsers.common import SourceError
 
 
 def _answer(text: str) -> Answer:
@@ -45,6 +44,5 @@ def test_refused_questions_are_counted_per_kind(tmp_path: Path) -> None:
 def test_a_bad_line_names_the_file_and_line(tmp_path: Path, content: str, line: int) -> None:
     f = tmp_path / "bad.jsonl"
     f.write_text(content, encoding="utf-8")
-    with pytest.raises(SourceError) as err:
+    with pytest.raises(ValueError, match=rf"bad\.jsonl:{line}: bad question record"):
         load_questions(f)
-    assert err.value.line == line and str(f) in str(err.value)
