@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -21,6 +21,10 @@ from kg.build import LOCK_TIMEOUT_S, BuildResult, build_graph, default_corpus_di
 from kg.defaults import DEFAULT_ARTIFACT, SERVE_WORKERS
 from kg.errors import BuildLocked, GlossaryError
 from kg.parsers.common import SourceError
+
+if TYPE_CHECKING:
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bilingual LLM-inference glossary graph.")
 console = Console(soft_wrap=True)
@@ -786,6 +790,22 @@ def _named_splits(items: list[str] | None, default: tuple[str, ...]) -> list[tup
     return out
 
 
+def _chat_engine(artifact: Path) -> tuple[Glossary, SearchEngine, Path]:
+    """The graph, its search engine with the artifact's refusal model, and the artifact version
+    they came from (every part from the one version the graph came from)."""
+    from kg.chat.refusal import RefusalModel, attach_refusal_model
+    from kg.search.engine import SearchEngine
+    from kg.store import Glossary
+
+    g = Glossary.load(artifact)
+    artifact = g.artifact_dir or artifact
+    engine = SearchEngine.for_artifact(artifact, g.terms.values())
+    model = RefusalModel.load(artifact)
+    if model is not None:
+        attach_refusal_model(engine, model)
+    return g, engine, artifact
+
+
 @app.command("eval-chat")
 def eval_chat(
     artifact: Path = ArtifactOpt,
@@ -795,16 +815,8 @@ def eval_chat(
 ) -> None:
     """First citation, wrongful and out-of-domain refusals, follow-ups and latency, per split."""
     from kg.chat.evaluate import check_targets, evaluate_chat, load_conversations, render_markdown
-    from kg.chat.refusal import RefusalModel, attach_refusal_model
-    from kg.search.engine import SearchEngine
-    from kg.store import Glossary
 
-    g = Glossary.load(artifact)
-    artifact = g.artifact_dir or artifact  # every part from the one version the graph came from
-    engine = SearchEngine.for_artifact(artifact, g.terms.values())
-    model = RefusalModel.load(artifact)
-    if model is not None:
-        attach_refusal_model(engine, model)
+    g, engine, artifact = _chat_engine(artifact)
     splits = [(name, load_conversations(path)) for name, path in _named_splits(split, DEFAULT_CHAT_SPLITS)]
     reports = {}
     heading, section = "## Chat evaluation", "chat"
@@ -855,17 +867,9 @@ def eval_refusal(
     out: Path | None = EvalOutOpt,
 ) -> None:
     """Refused share per kind on single questions the refusal model never trained on."""
-    from kg.chat.refusal import RefusalModel, attach_refusal_model
     from kg.evaluation.refusal import load_questions, render_markdown, score_refusals
-    from kg.search.engine import SearchEngine
-    from kg.store import Glossary
 
-    g = Glossary.load(artifact)
-    artifact = g.artifact_dir or artifact
-    engine = SearchEngine.for_artifact(artifact, g.terms.values())
-    model = RefusalModel.load(artifact)
-    if model is not None:
-        attach_refusal_model(engine, model)
+    g, engine, _ = _chat_engine(artifact)
     splits = {
         name: score_refusals(g, engine, load_questions(path), in_domain=not name.startswith("ood"))
         for name, path in _named_splits(split, DEFAULT_REFUSAL_SPLITS)
