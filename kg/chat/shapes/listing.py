@@ -11,6 +11,7 @@ from kg.chat.model import Answer
 from kg.chat.references import pronoun_in
 from kg.chat.shapes.common import finish, refuse
 from kg.chat.shapes.members import examples_of
+from kg.search.chargrams import char_tokens
 from kg.textnorm import fold, has_cjk
 
 
@@ -106,12 +107,9 @@ def listing(ctx: Ctx) -> Answer:
 
 
 def _keys(text: str) -> set[str]:
-    """Latin words and Chinese character pairs of *text* (folded)."""
-    f = fold(text)
-    keys = set(re.findall(r"[a-z][a-z0-9+.-]+", f))
-    for run in re.findall(r"[\u4e00-\u9fff]+", f):
-        keys |= {run[i : i + 2] for i in range(len(run) - 1)}
-    return keys
+    """The search's character tokens of *text* without single Chinese characters: Latin words and
+    Chinese character pairs (a lone character says too little about which class is meant)."""
+    return {t for t in char_tokens(text) if not (len(t) == 1 and has_cjk(t))}
 
 
 def _joint_group(ctx: Ctx, term: str) -> tuple[list[str], str]:
