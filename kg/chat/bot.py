@@ -170,6 +170,12 @@ def answer(
         result = shape(ctx)
     result = polish(result, q)
     result.mentioned = listed_terms(ctx.parsed.folded, ctx.analysis.spans)
+    if result.intent == "comparison" and ctx.linked_by == "mention" and len(result.focus) >= 2:
+        # "prefill 节点和 decode 节点": the two sides compared, not the head they share ("the former"
+        # next points at prefill)
+        sides = result.focus[:2]
+        if not ctx.used_context and not set(sides) <= set(result.mentioned[:2]):
+            result.mentioned = [*sides, *(m for m in result.mentioned if m not in sides)]
     d = ctx.decision
     result.decision = {
         "action": d.action if subject is None else "answer",

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed
+from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, asks_bare_examples
 from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
@@ -505,6 +505,9 @@ def decide(
         # "回旋解码是什么？": a known concept under a modifier no glossary text has ever used
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
     switched = bool(TOPIC_SWITCH.match(parsed.folded))  # "Unrelated:", "lol", "换个话题"
+    if in_conversation and not switched and asks_bare_examples(parsed):
+        # "Any examples?" after a definition: it names nothing and can only mean the topic's
+        return Decision("answer", True, "conversation", p, candidate, feats)
     if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR and not switched:
         # "为什么要求形状固定？" after two turns about CUDA Graphs: a question inside a conversation
         # about the glossary is more likely about it than the same words asked cold

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["ASKS_ATTRIBUTE", "LIST_CLASS_TAIL", "TOPIC_SWITCH", "Parsed", "Pronoun", "Slot", "parse"]
+__all__ = [
+    "ASKS_ATTRIBUTE",
+    "LIST_CLASS_TAIL",
+    "TOPIC_SWITCH",
+    "Parsed",
+    "Pronoun",
+    "Slot",
+    "asks_bare_examples",
+    "parse",
+]
 
 
 @dataclass(frozen=True)
@@ -239,6 +248,19 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue
         out.append(Pronoun("that", m.start(1), m.end(1), "topic"))
     return sorted(out, key=lambda p: p.start)
+
+
+_BARE_EXAMPLES = frozenset(["例子", "实例", "示例", "examples"])
+
+
+def asks_bare_examples(parsed: Parsed) -> bool:
+    """ "举几个例子？", "Any examples?": a request for instances that names nothing, so it can only be
+    about the term under discussion."""
+    return (
+        parsed.intent == "listing"
+        and len(parsed.slots) == 1
+        and parsed.slots[0].text.strip() in _BARE_EXAMPLES
+    )
 
 
 def is_demonstrative(p: Pronoun) -> bool:
@@ -524,6 +546,19 @@ _f(
     r"[\u4e00-\u9fff]{0,6}?(?:组成|构成)?$",
 )
 _f("listing", None, r"^(?:列举|列出|举例)(?:一下)?(?P<x>.+)$")
+# "举几个例子？", "Any examples?": a bare request for instances names no class; its subject is the
+# term under discussion, as in "有哪些例子？"
+_f(
+    "listing",
+    None,
+    r"^(?:能|可以|能不能|可不可以)?(?:再)?(?:举|给|给我举|列)(?:几|一些|些|一两|两三|两)个?(?P<x>例子|实例|示例)(?:吗|呢|看看)?$",
+)
+_f(
+    "listing",
+    None,
+    r"^(?:(?:can|could) you )?(?:give|show|list) (?:me )?(?:some|a few|more|a couple of) (?P<x>examples)$",
+)
+_f("listing", None, r"^(?:any|some|more) (?P<x>examples)$")
 _f(
     "listing",
     None,

@@ -362,8 +362,9 @@ def _multiword_names(glossary: Glossary) -> tuple[frozenset[str], dict[str, tupl
 
 def correct_in_names(text: str, glossary: Glossary) -> str:
     """A word one edit (a letter swapped, dropped, added or changed; the first kept) from a word of
-    a multi-word glossary name, when with its neighbour it then spells that name: "kv cashe" → "kv
-    cache", "KV chache hit rate" → "KV cache hit rate". The neighbour decides, so a real word one
+    a multi-word glossary name, or cut short from one, when with its neighbour it then spells that
+    name: "kv cashe" → "kv cache", "KV chache hit rate" → "KV cache hit rate", "asymmetric quant"
+    → "asymmetric quantization". The neighbour decides, so a real word one
     edit from a name word ("latest", "latent") stays as it is elsewhere."""
     from rapidfuzz.distance import OSA
 
@@ -379,7 +380,8 @@ def correct_in_names(text: str, glossary: Glossary) -> str:
             continue  # too short, or already a word of a name ("cache" stays)
         fixes = set()
         for cand in by_letter.get(low[0], ()):
-            if cand == low or OSA.distance(low, cand) != 1:
+            # one edit, or the word cut short ("asymmetric quant" → "asymmetric quantization")
+            if cand == low or (OSA.distance(low, cand) != 1 and not (len(low) >= 5 and cand.startswith(low))):
                 continue
             before = f"{keys[i - 1]} {cand}" if i > 0 else ""
             after = f"{cand} {keys[i + 1]}" if i + 1 < len(keys) else ""

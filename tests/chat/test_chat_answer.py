@@ -450,3 +450,35 @@ def test_a_listing_gives_the_instances_the_source_gives_in_its_order(
     a = answer(glossary, engine, "Which PTQ algorithms are commonly used?", context=ConversationState())
     assert a.intent == "listing" and a.citations[0].term_id == "post-training-quantization"
     assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "prefill 节点和 decode 节点有啥区别",
+        "prefill 和 decode 节点有啥区别",
+        "What's the difference between prefill nodes and decode nodes?",
+    ],
+)
+def test_sides_sharing_a_head_name_compare_the_names_before_it(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # both sides end on 节点 / node (GPU node): the sides differ in prefill / decode, and the
+    # head would make them one term
+    (a, former), _ = converse(glossary, engine, question, "前者一般是什么瓶颈？")
+    assert a.intent == "comparison" and a.focus[:2] == ["prefill", "decode"]
+    assert former.citations[0].term_id == "prefill"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Medusa 需要单独的草稿模型吗？", "medusa"),  # not 草稿模型, the noun after 的
+        ("vLLM 支持前缀缓存吗？", "vllm"),
+    ],
+)
+def test_a_yes_no_question_is_about_the_name_it_opens_with(
+    glossary: Glossary, engine: SearchEngine, question: str, subject: str
+) -> None:
+    a = answer(glossary, engine, question, context=ConversationState())
+    assert a.citations and a.citations[0].term_id == subject

@@ -150,3 +150,27 @@ def test_a_class_phrase_a_joint_line_says_beats_the_name_inside_it(
     assert a.intent == "listing" and a.terms[:1] == ["ampere"], a.terms
     assert a.listed[:2] == ["hopper", "blackwell"], a.listed
     assert_grounded(a, glossary)
+
+
+@pytest.mark.parametrize(
+    "question", ["举几个例子？", "能举几个例子吗", "Any examples?", "Give me some examples."]
+)
+def test_a_bare_request_for_examples_lists_the_topics_instances(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # 001: "Microscaling formats … 如 MXFP8、MXFP4、NVFP4，按小块使用缩放因子。" — a bare request names
+    # nothing: it asks for the examples of the term under discussion, in the source's order
+    (_, a, last), _ = converse(
+        glossary, engine, "微缩放格式是啥？", question, "最后那个的 block size 是多少？"
+    )
+    assert a.intent == "listing" and a.grounded
+    assert a.listed[:2] == ["mxfp4", "nvfp4"]
+    assert "属于  这一类" not in a.answer and "kind  in" not in a.answer  # the class is named
+    assert last.citations and last.citations[0].term_id == "nvfp4"
+
+
+def test_a_bare_request_for_examples_with_no_conversation_is_not_answered(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = answer(glossary, engine, "Any examples?", context=ConversationState())
+    assert not a.citations

@@ -1192,3 +1192,10 @@ def test_an_elliptical_follow_up_takes_the_place_of_the_former_or_the_latter(
     assert again == "which gpu generation first supported fp4?"
     again = reask("Vera CPU 和它是什么关系？", "relation", "那 GH200 呢？")
     assert again == "gh200和它是什么关系?"
+
+
+def test_a_word_cut_short_is_completed_when_its_neighbour_spells_the_name(glossary: Glossary) -> None:
+    assert correct_in_names("And symmetric vs asymmetric quant?", glossary) == (
+        "And symmetric vs asymmetric quantization?"
+    )
+    assert correct_in_names("What is quant trading?", glossary) == "What is quant trading?"  # no name

@@ -12,6 +12,7 @@ from kg.chat.linking import _EN_STOP, Link
 from kg.chat.model import Answer
 from kg.chat.references import only_pronoun, pronoun_in
 from kg.model import Term
+from kg.textnorm import has_cjk
 
 
 def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
@@ -265,6 +266,10 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         # name of the same question, and the question describes what it wants: the search's best
         # term (LMCache), not the name its pronoun repeats
         link = Link(ctx.decision.candidate, "search")
+    if link is not None and link.method == "mention" and slot is not None:
+        subject = _yes_no_subject(ctx, slot)
+        if subject is not None:
+            link = subject
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
     if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
@@ -274,6 +279,24 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     if link is not None:
         ctx.linked_by = link.method
     return link
+
+
+#: "Medusa 也需要单独的草稿模型吗？", "ONNX 算 IR 的一种吗？": a yes/no question whose first name is its
+#: subject, straight followed by the verb; what the verb says of it is asked about that name.
+_YES_NO_VERB = re.compile(r"\s*(?:也|还|就|都)?(?:需要|需|能|会|可以|可|是否|支持|适合|算|属于|用|有没有|要)")
+_YES_NO_END = re.compile(r"[吗么嘛][\s?？。!！]*$")
+
+
+def _yes_no_subject(ctx: Ctx, slot: Slot) -> Link | None:
+    """The name a Chinese yes/no question opens with as its subject (see :data:`_YES_NO_VERB`)."""
+    f = ctx.parsed.folded
+    if not has_cjk(slot.text) or not _YES_NO_END.search(f):
+        return None
+    spans = ctx.linker.spans_in(ctx.analysis, slot)
+    if len(spans) < 2 or spans[0].start != slot.start or not _YES_NO_VERB.match(f, spans[0].end):
+        return None
+    first = spans[0]
+    return Link(first.term_id, "mention", 1.0, first.start, first.end, first.name)
 
 
 #: Words outside the names from which a slot describes a term rather than names it (Latin words;
@@ -316,7 +339,36 @@ def topic_first(ctx: Ctx, a: Link, b: Link) -> tuple[Link, Link]:
 
 
 def pair(ctx: Ctx) -> tuple[Link | None, Link | None]:
+    """The two sides of a comparison, each its slot's term (see :func:`_modifier_sides`)."""
     slots = ctx.parsed.slots
+    sides = _modifier_sides(ctx, slots[0], slots[1]) if len(slots) > 1 else None
+    if sides is not None:
+        return sides
     a = slot_link(ctx, slots[0]) if slots else None
     b = slot_link(ctx, slots[1]) if len(slots) > 1 else None
     return a, b
+
+
+def _modifier_sides(ctx: Ctx, a: Slot, b: Slot) -> tuple[Link, Link] | None:
+    """ "prefill 节点和 decode 节点有啥区别", "prefill 和 decode 节点": two sides ending on the same name
+    (or the first leaving it out) differ in the names before it; those are what is compared, not
+    the shared head (which would make both sides one term)."""
+    if pronoun_in(ctx, a) or pronoun_in(ctx, b):
+        return None
+    sa, sb = ctx.linker.spans_in(ctx.analysis, a), ctx.linker.spans_in(ctx.analysis, b)
+    if not sb or len(sb) < 2 or sb[-1].end != b.end:
+        return None
+    head = sb[-1].term_id
+    if sa and sa[-1].end == a.end and sa[-1].term_id == head and len(sa) >= 2:
+        first = sa[-2]  # "prefill 节点": the name before the shared head
+    elif len(sa) == 1 and sa[0].start == a.start and sa[0].end == a.end and sa[0].term_id != head:
+        first = sa[0]  # "prefill 和 decode 节点": the first side leaves the head out
+    else:
+        return None
+    second = sb[-2]
+    if second.end > sb[-1].start or first.term_id in (head, second.term_id) or second.term_id == head:
+        return None
+    return (
+        Link(first.term_id, "mention", 1.0, first.start, first.end, first.name),
+        Link(second.term_id, "mention", 1.0, second.start, second.end, second.name),
+    )

@@ -83,7 +83,8 @@ def listing(ctx: Ctx) -> Answer:
     c = Composer(g, ctx.lang)
     c.add(c.bold(central, full=True))
     c.first_definition(g.terms[central])
-    head_label = head_text if not pronoun_in(ctx, slot) else c.name(central)
+    # "举几个例子？" names no class: the term whose kinds these are
+    head_label = head_text if head_text and not pronoun_in(ctx, slot) else c.name(central)
     if members:
         c.add(t(ctx.lang, "list_head", head=head_label))
         for m in members[:10]:
