@@ -37,6 +37,7 @@ from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
+from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
@@ -148,7 +149,13 @@ def answer(
         ctx.parsed.intent = "which"
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
-    if _answered_by_referent(ctx):
+    instance = own_instance(ctx) if ctx.decision.action == "answer" else None
+    if instance is not None:
+        # "它那个前缀缓存技术叫什么？" after SGLang: the one its own text names (RadixAttention),
+        # first: the pronoun owns the kind, it is not the subject the answer is quoted from
+        ctx.decision.candidate = instance
+        ctx.parsed.intent = "which"
+    if instance is None and _answered_by_referent(ctx):
         # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
         # all-reduce 同步), so TP is quoted first, then the term asked for beside it
         ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"

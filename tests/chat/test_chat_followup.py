@@ -12,6 +12,7 @@ from kg.chat.followup import FEATURES, MODEL_PATH, FollowupRanker, candidate_fea
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import Hit, SearchEngine
 from kg.store import Glossary
+from tests.chat.chat_helpers import converse
 
 
 def _retrieval(ids: list[str], named: list[str] | None = None) -> Retrieval:
@@ -129,3 +130,20 @@ def test_the_ranker_stays_out_of_an_engine_with_another_encoder(
 )
 def test_which_follow_ups_the_ranker_sees(intent: str, question: str, ranked: bool) -> None:
     assert ranks(intent, question) is ranked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "它那个前缀缓存技术叫什么？",
+        "它的前缀缓存是靠什么机制做的？",
+        "What's its prefix caching mechanism called?",
+    ],
+)
+def test_the_kind_its_pronoun_owns_is_answered_by_the_instance_its_text_names(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # 002: SGLang "主打结构化生成与 RadixAttention 前缀缓存": its prefix caching is RadixAttention,
+    # quoted first (the pronoun owns the kind; it is not the subject the answer is quoted from)
+    (_, a), _ = converse(glossary, engine, "SGLang 主打啥？", question)
+    assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
