@@ -142,7 +142,7 @@ def answer(
     ranker = default_ranker()
     ranker = ranker if ranker is not None and ranker.fits(engine) else None
     followup = _rank_followup(ctx, linker, plain or unsubstituted, ranker)
-    if followup is not None and followup != ctx.referent:
+    if followup is not None and followup != ctx.referent and not _owned_by_pronoun(ctx, followup):
         # the follow-up asks for another term than the one under discussion ("Which collective
         # op does it lean on?"): answer with it, in the which shape
         ctx.decision.candidate = followup
@@ -205,6 +205,23 @@ def answer(
 
 #: What may come before a pronoun that opens a question as its subject ("那前一个…", "回来说，它…").
 _PRONOUN_SUBJECT = re.compile(r"^[\s那么所以好的嗯回来说，,:：—-]*$")
+
+
+#: Between a pronoun and the name it owns: "它的", "它里面的", "它上面的".
+_OWNED = re.compile(r"^\s*(?:里面|里|上面|上|中|内部|内)?的\s*$")
+
+
+def _owned_by_pronoun(ctx: Ctx, term_id: str) -> bool:
+    """ "它里面的草稿模型是干什么的？": the question names *term_id* as a part its pronoun owns; the
+    definition shape answers with it (the which shape would leave a named term out)."""
+    p = ctx.pronoun
+    if p is None:
+        return False
+    f = ctx.parsed.folded
+    return any(
+        s.term_id == term_id and s.start >= p.end and _OWNED.match(f[p.end : s.start])
+        for s in ctx.analysis.spans
+    )
 
 
 def _answered_by_referent(ctx: Ctx) -> bool:

@@ -1,4 +1,4 @@
-"""The term under discussion's own instance of a kind the question names.
+"""The term under discussion's own instance of a kind the question names (or the reverse).
 
 "SGLang 主打啥？" … "它那个前缀缓存技术叫什么？": the question names a kind (prefix caching) owned by
 its pronoun ("它的…", "它那个…", "its …") and asks for a name. SGLang's definition says which one:
@@ -44,16 +44,27 @@ def own_instance(ctx: Ctx) -> str | None:
         ),
         None,
     )
-    if kind is None or kind.term_id not in g:
-        return None
-    near = set(g.neighbours(ref))
-    kind_names = sorted(
-        {fold(n) for n in g.terms[kind.term_id].all_names() if len(n) >= 2}, key=len, reverse=True
-    )
-    candidates = {
-        t: [fold(n) for n in g.terms[t].all_names() if len(n) >= 2] for t in near if t != kind.term_id
-    }
-    for d in g.terms[ref].definitions:
+    if kind is not None and kind.term_id in g:
+        return _beside(ctx, owner=ref, kind=kind.term_id)
+    others = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans if s.term_id != ref))
+    if len(others) == 1 and others[0] in g and _COUNTERPART.search(f):
+        # "SGLang 里它对应的实现叫什么？" after prefix caching: the owner is named, the kind is "it"
+        return _beside(ctx, owner=others[0], kind=ref)
+    return None
+
+
+#: "X 里它对应的实现", "X's version of it": the question asks for the owner's own instance.
+_COUNTERPART = re.compile(r"对应|实现|版本|\bversion\b|\bimplementation\b|\bflavou?r\b")
+
+
+def _beside(ctx: Ctx, *, owner: str, kind: str) -> str | None:
+    """A term linked to *owner* that *owner*'s own text writes straight before a name of *kind*
+    ("RadixAttention 前缀缓存") or in brackets after it."""
+    g = ctx.glossary
+    near = set(g.neighbours(owner))
+    kind_names = sorted({fold(n) for n in g.terms[kind].all_names() if len(n) >= 2}, key=len, reverse=True)
+    candidates = {t: [fold(n) for n in g.terms[t].all_names() if len(n) >= 2] for t in near if t != kind}
+    for d in g.terms[owner].definitions:
         for sent in sentences(fold(d.text)):
             for kn in kind_names:
                 for m in re.finditer(re.escape(kn), sent):

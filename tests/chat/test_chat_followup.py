@@ -147,3 +147,18 @@ def test_the_kind_its_pronoun_owns_is_answered_by_the_instance_its_text_names(
     # quoted first (the pronoun owns the kind; it is not the subject the answer is quoted from)
     (_, a), _ = converse(glossary, engine, "SGLang 主打啥？", question)
     assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
+
+
+def test_the_owner_named_and_the_kind_pointed_at_give_the_owners_instance(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # the reverse of the above: the kind (prefix caching) is "it", the owner (SGLang) is named
+    (_, a), _ = converse(glossary, engine, "什么是前缀缓存？", "SGLang 里它对应的实现叫什么？")
+    assert a.citations and a.citations[0].term_id == "radixattention"
+
+
+def test_a_part_the_pronoun_owns_is_what_is_asked_about(glossary: Glossary, engine: SearchEngine) -> None:
+    # "它里面的草稿模型": the draft model of speculative decoding, defined first (not left out as a
+    # name the question merely gives)
+    (_, a), _ = converse(glossary, engine, "什么是投机解码？", "它里面的草稿模型是干什么的？")
+    assert a.citations and a.citations[0].term_id == "draft-model"
