@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
-from kg.chat.counterpart import asks_counterpart, counterpart, side_words
+from kg.chat.counterpart import asks_counterpart, asks_opposite, counterpart, opposite, side_words
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
@@ -407,6 +407,9 @@ def _counterpart(ctx: Ctx, full: Glossary) -> str | None:
     """The term a counterpart question asks for ("And AMD's counterpart to NCCL?" → RCCL), its
     anchor being the one term the question names or, with none named, the referent."""
     f = ctx.parsed.folded
+    if not ctx.analysis.spans and asks_opposite(f):
+        anchor = ctx.referent if ctx.used_context else _topic(ctx)
+        return opposite(full, anchor) if anchor else None
     if not asks_counterpart(f):
         return None
     named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
@@ -418,9 +421,18 @@ def _counterpart(ctx: Ctx, full: Glossary) -> str | None:
     words = [w for w in words if w not in mentioned]
     if not named and ctx.referent and ctx.used_context:
         named = [ctx.referent]
+    if not named and not ctx.analysis.pronouns and (topic := _topic(ctx)):
+        # "What is ISL?" … "And the output counterpart?": no name, no pronoun — the term under
+        # discussion is the anchor
+        named = [topic]
     if len(named) != 1:
         return None
     return counterpart(full, named[0], words)
+
+
+def _topic(ctx: Ctx) -> str | None:
+    """The term under discussion, if any."""
+    return ctx.state.topic[0] if ctx.state is not None and ctx.state.topic else None
 
 
 def _conversation_terms(glossary: Glossary, context: ConversationState | None) -> set[str]:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["asks_counterpart", "counterpart", "side_words"]
+__all__ = ["asks_counterpart", "asks_opposite", "counterpart", "opposite", "side_words"]
 
 # the words that ask for a counterpart; Chinese "对应" alone also asks which phase or metric a
 # term corresponds to ("TPOT 对应推理的哪个阶段"), so it counts only with a side ("AMD 那边")
@@ -138,3 +138,24 @@ def counterpart(
     if len(scored) > 1 and scored[1][:2] == best[:2]:
         return None  # two neighbours fit as well: no guess
     return best[2]
+
+
+#: "And the opposite kind of provider?", "跟它相反的那种呢？": the term the sources set against it.
+#: ("the opposite of a hot take" names its own anchor, which no term is: not this question)
+_OPPOSITE = re.compile(
+    r"\bopposites?\b(?! of (?!it\b|that\b|this\b|them\b|those\b))|\bthe other (?:way|side)\b|相反|对立面|反过来的"
+)
+
+
+def asks_opposite(folded: str) -> bool:
+    """Whether the question asks for the term opposite the anchor ("the opposite kind of provider")."""
+    return bool(_OPPOSITE.search(folded))
+
+
+def opposite(glossary: Glossary, anchor: str) -> str | None:
+    """The one term a contrast edge sets against *anchor* (Hyperscaler for Neocloud: "和专注 GPU 的
+    neocloud 相对"), or None when there is none or more than one."""
+    if anchor not in glossary.terms:
+        return None
+    contrasted = [t for t in glossary.neighbours(anchor, types=("confused_with",)) if t != anchor]
+    return contrasted[0] if len(contrasted) == 1 else None

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kg.chat.counterpart import asks_counterpart, asks_opposite
 from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, asks_bare_examples
 from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
@@ -180,6 +181,14 @@ def _candidate(
                 return near[0]
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
+
+
+def _continues_bare(parsed: Parsed, analysis: Analysis) -> bool:
+    """A question that names no term and asks for the examples, the counterpart or the opposite
+    of something: inside a conversation, of the term under discussion."""
+    if asks_bare_examples(parsed):
+        return True
+    return not analysis.spans and (asks_opposite(parsed.folded) or asks_counterpart(parsed.folded))
 
 
 #: How many of the best-ranked neighbours a which follow-up checks against the referent's text.
@@ -505,8 +514,9 @@ def decide(
         # "回旋解码是什么？": a known concept under a modifier no glossary text has ever used
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
     switched = bool(TOPIC_SWITCH.match(parsed.folded))  # "Unrelated:", "lol", "换个话题"
-    if in_conversation and not switched and asks_bare_examples(parsed):
-        # "Any examples?" after a definition: it names nothing and can only mean the topic's
+    if in_conversation and not switched and _continues_bare(parsed, analysis):
+        # "Any examples?", "And the output counterpart?", "and the opposite kind of provider?"
+        # after a definition: it names nothing and can only mean the topic's
         return Decision("answer", True, "conversation", p, candidate, feats)
     if not ok and in_conversation and p >= model.threshold * CONVERSATION_FACTOR and not switched:
         # "为什么要求形状固定？" after two turns about CUDA Graphs: a question inside a conversation

@@ -339,6 +339,14 @@ _f(
 )
 _f("definition", "names_en", r"^(?:what is|how do you say|how to say) (?P<x>.+?) (?:called )?in english$")
 _f("definition", "names", r"^what(?:'s| is| are) (?P<x>.+?)(?:'s)? (?:names|labels|other names|aliases)$")
+# "What goes into TCO?", "What makes up X?", "What does X include?": the parts its definition lists
+# (before the which frames, which would leave the named X out of the answer)
+_f(
+    "definition",
+    None,
+    r"^what (?:goes into|makes up|counts (?:toward|towards|as part of)|is included in|(?:is|are) part of) (?P<x>.+)$",
+)
+_f("definition", None, r"^what (?:does|do) (?P<x>.+?) (?:include|contain|consist of|cover|comprise)$")
 # abbreviations
 _f("abbreviation", None, r"^(?P<x>.+?)是(?:什么|啥)的?(?:缩写|简称)")
 _f("abbreviation", None, r"^(?P<x>.+?)的?(?:全称|全名|完整名称)(?:是什么|是啥|叫什么)?$")

@@ -482,3 +482,39 @@ def test_a_yes_no_question_is_about_the_name_it_opens_with(
 ) -> None:
     a = answer(glossary, engine, question, context=ConversationState())
     assert a.citations and a.citations[0].term_id == subject
+
+
+@pytest.mark.parametrize(
+    "question", ["内部的和外部的有什么区别？", "What's the difference between internal and external?"]
+)
+def test_bare_modifiers_compared_are_kinds_of_the_topic(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # 000: "内部 TCO 是芯片设计方自己运行它的成本，外部 TCO 是客户购买或租用它付出的成本"
+    (_, a), _ = converse(glossary, engine, "TCO 都包括哪些成本？", question)
+    assert a.intent == "comparison" and a.focus[:2] == ["internal-tco", "external-tco"]
+
+
+def test_what_goes_into_a_term_is_its_definition(glossary: Glossary, engine: SearchEngine) -> None:
+    a = answer(glossary, engine, "What goes into TCO?", context=ConversationState())
+    assert a.citations and a.citations[0].term_id == "tco"
+
+
+def test_a_counterpart_asked_with_no_name_is_the_topics(glossary: Glossary, engine: SearchEngine) -> None:
+    (_, a), _ = converse(glossary, engine, "What is ISL?", "And the output counterpart?")
+    assert a.citations and a.citations[0].term_id == "output-sequence-length"
+
+
+def test_the_opposite_asked_with_no_name_is_the_topics_contrast(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # 001: Hyperscaler "和专注 GPU 的 neocloud 相对" (a contrast edge)
+    (_, a, other), _ = converse(
+        glossary,
+        engine,
+        "What's a neocloud?",
+        "and the opposite kind of provider?",
+        "What's the opposite of a hot take?",
+    )
+    assert a.citations and a.citations[0].term_id == "hyperscaler"
+    assert not other.citations  # the opposite of something no term names: not the topic's

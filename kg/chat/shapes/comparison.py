@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.linking import Link
@@ -10,6 +12,7 @@ from kg.chat.shapes.common import finish, only_pronoun, pair, refuse, topic_firs
 from kg.chat.shapes.definition import definition
 from kg.chat.shapes.howto import howto
 from kg.chat.shapes.mentioned import add_mentions, mentioned_named
+from kg.textnorm import fold
 
 
 def comparison(ctx: Ctx) -> Answer:
@@ -45,6 +48,14 @@ def comparison(ctx: Ctx) -> Answer:
         a, b = pair(ctx)
     g = ctx.glossary
     c = Composer(g, ctx.lang)
+    if in_conversation and len(slots) >= 2 and not ctx.linker.spans_in(ctx.analysis, slots[0]):
+        # "TCO 都包括哪些成本？" … "内部的和外部的有什么区别？": each bare modifier is a kind of the term
+        # under discussion (内部 TCO, 外部 TCO), before any search for the bare words
+        kinds = _kind_of_topic(ctx, slots[0].text), _kind_of_topic(ctx, slots[1].text)
+        if kinds[0] is not None and kinds[1] is not None:
+            a, b = kinds
+        else:
+            a, b = a or kinds[0], b or kinds[1]
     if a is None and b is None:
         return refuse(ctx)
     if a is None or b is None:
@@ -108,3 +119,26 @@ def comparison(ctx: Ctx) -> Answer:
     if shared:
         follow.insert(0, c.follow("define", shared[0]))
     return finish(ctx, c, "comparison", follow)
+
+
+def _kind_of_topic(ctx: Ctx, modifier: str) -> Link | None:
+    """The term the topic's name narrowed by *modifier* names ("内部的" + TCO → 内部 TCO), or the
+    one neighbour of the topic whose name holds the modifier."""
+    state = ctx.state
+    if state is None or not state.topic or state.topic[0] not in ctx.glossary:
+        return None
+    word = re.sub(r"(?:的|那个|这个|那种|这种|one|ones|kind)\s*$", "", fold(modifier).strip()).strip()
+    if not word or len(word) > 12 or ctx.linker.engine.matcher.exact(word):
+        return None
+    topic = ctx.glossary.terms[state.topic[0]]
+    for name in topic.all_names():
+        for joined in (f"{word} {name}", f"{word}{name}"):
+            hit = ctx.linker.engine.matcher.exact(joined)
+            if hit and hit[0].term_id != topic.id:
+                return Link(hit[0].term_id, "context")
+    near = [
+        t
+        for t in ctx.glossary.neighbours(topic.id)
+        if t in ctx.glossary and any(word in fold(n) for n in ctx.glossary.terms[t].all_names())
+    ]
+    return Link(near[0], "context") if len(near) == 1 else None
