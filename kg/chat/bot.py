@@ -51,6 +51,7 @@ from kg.chat.shapes.howto import counterpart_answer
 from kg.chat.shapes.members import (
     EXAMPLES,
     asks_for_examples,
+    asks_for_instances,
     asks_for_members,
     examples_of,
     members,
@@ -389,10 +390,16 @@ def _members_asked(ctx: Ctx, question: str) -> tuple[str, list[str], str] | None
     """ "Which engines use it?": (the term pointed at, its neighbours of that class, the class
     word), or None when the question asks no such thing or the graph links no such member."""
     p, ref = ctx.pronoun, ctx.referent
-    if p is None or not ref or len(ctx.referents) >= 2 or p.ref not in ("topic", "former", "latter"):
+    if p is None or not ref or len(ctx.referents) >= 2:
         return None
-    if asks_for_examples(question):
-        # "后者有哪些代表算法？": the instances its own definitions give ("AWQ、GPTQ… 均属此类")
+    instances = asks_for_examples(question) or asks_for_instances(question)
+    # an ordinal picks an item of a list: asked for its instances ("Which algorithms fall under the
+    # first one?"), not for a class of its neighbours
+    if p.ref not in ("topic", "former", "latter") and not (p.ref.startswith("ord:") and instances):
+        return None
+    if instances:
+        # "后者有哪些代表算法？", "哪些算法属于它？": the instances its own definitions give ("AWQ、
+        # GPTQ… 均属此类")
         examples = examples_of(ctx, ref)
         if examples:
             return ref, examples, EXAMPLES

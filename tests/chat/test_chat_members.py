@@ -6,7 +6,7 @@ import pytest
 
 from kg.chat.bot import answer
 from kg.chat.model import ConversationState
-from kg.chat.shapes.members import asks_for_examples, asks_for_members
+from kg.chat.shapes.members import asks_for_examples, asks_for_instances, asks_for_members
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from tests.chat.chat_helpers import assert_grounded, converse
@@ -174,3 +174,39 @@ def test_a_bare_request_for_examples_with_no_conversation_is_not_answered(
 ) -> None:
     a = answer(glossary, engine, "Any examples?", context=ConversationState())
     assert not a.citations
+
+
+@pytest.mark.parametrize(
+    ("opening", "question"),
+    [
+        ("PTQ 是什么？", "哪些算法属于它？"),
+        ("What's the difference between PTQ and QAT?", "Which algorithms fall under the first one?"),
+    ],
+)
+def test_the_kinds_that_belong_to_a_term_are_its_instances(
+    glossary: Glossary, engine: SearchEngine, opening: str, question: str
+) -> None:
+    # 002 PTQ: "AWQ、GPTQ、SmoothQuant 均属此类。"
+    (_, a), _ = converse(glossary, engine, opening, question)
+    assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]
+
+
+def test_a_forward_example_marker_gives_only_what_follows_it(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # 001 Neocloud: "专注 GPU 的专业云服务商，例如 CoreWeave、Nebius": GPU is no instance of it
+    (_, a), _ = converse(glossary, engine, "What is a neocloud?", "Give me a couple of examples of it.")
+    assert "graphics-processing-unit" not in a.listed
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("哪些算法属于它？", True),
+        ("Which algorithms fall under the first one?", True),
+        ("哪些引擎支持它？", False),  # a class of neighbours, not its kinds
+        ("Which algorithms fall under PTQ?", False),  # nothing points back
+    ],
+)
+def test_a_request_for_the_kinds_of_a_term(question: str, asked: bool) -> None:
+    assert asks_for_instances(question) is asked

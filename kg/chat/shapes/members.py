@@ -24,7 +24,15 @@ from kg.contrasts import sentences
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["EXAMPLES", "asks_for_examples", "asks_for_members", "examples_of", "members", "members_of"]
+__all__ = [
+    "EXAMPLES",
+    "asks_for_examples",
+    "asks_for_instances",
+    "asks_for_members",
+    "examples_of",
+    "members",
+    "members_of",
+]
 
 #: The class word :func:`members` is given for the examples of a term (its own heading).
 EXAMPLES = "#examples"
@@ -70,6 +78,23 @@ def asks_for_members(question: str) -> str | None:
     return None
 
 
+#: "哪些算法属于它？", "Which algorithms fall under the first one?": the kinds that belong to the
+#: term pointed at — its instances, as its examples are
+_INSTANCES_ZH = re.compile(
+    r"哪些[\u4e00-\u9fff]{1,4}?(?:都|也|还)?(?:属于|归于|归入|算是|算作)(?:它|其|这个|这一类|这类|前者|后者|前一个|后一个|第[一二三四]个)"
+)
+_INSTANCES_EN = re.compile(
+    r"\b(?:which|what) [a-z-]+s (?:fall under|belong to|count as|are part of|are kinds of|are types of) "
+    r"(?:it|them|this|that|the (?:former|latter|first|second|third|last)(?: one)?)\b"
+)
+
+
+def asks_for_instances(question: str) -> bool:
+    """Whether the question asks which kinds belong to the term pointed at ("哪些算法属于它？")."""
+    text = fold(question)
+    return bool(_INSTANCES_ZH.search(text) or _INSTANCES_EN.search(text))
+
+
 #: "Which methods are the usual examples of it?", "Give me a few examples of the latter": the
 #: examples of a term, in the plural (one example, "what's an example of it?", is a question
 #: about the term itself and keeps its definition first)
@@ -105,19 +130,30 @@ def examples_of(ctx: Ctx, term_id: str) -> list[str]:
     found: list[str] = []
     for d in g.terms[term_id].definitions:
         for sent in sentences(d.text):
-            if not _GIVES_EXAMPLES.search(sent):
+            marker = _GIVES_EXAMPLES.search(sent)
+            if marker is None:
                 continue
             text = fold(sent)
+            # "专注 GPU 的专业云服务商，例如 CoreWeave": a forward marker gives what follows it
+            # (GPU is no instance of a neocloud); "AWQ、GPTQ… 均属此类" what precedes it
+            fm = _FORWARD.search(text)
+            lo = fm.end() if fm is not None else 0
             spans = []
             for n in g.neighbours(term_id):
                 if n == term_id or n not in g.terms or not g.terms[n].definitions:
                     continue
-                at = [text.find(fold(x)) for x in g.terms[n].all_names() if len(x) >= 2]
+                at = [text.find(fold(x), lo) for x in g.terms[n].all_names() if len(x) >= 2]
                 at = [i for i in at if i >= 0]
                 if at and not _kind_of(g, n, mine):
                     spans.append((min(at), n))
             found.extend(n for _, n in sorted(spans) if n not in found)
     return found
+
+
+#: The markers of :data:`_GIVES_EXAMPLES` after which the instances come.
+_FORWARD = re.compile(
+    r"例如|比如|诸如|譬如|(?:^|[（(，,：:；;\s])如(?![果何此今同下上])|包括|such as|e\.g\.|for example|for instance|including"
+)
 
 
 def _kind_of(g: Glossary, n: str, mine: list[str]) -> bool:
