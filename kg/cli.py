@@ -852,11 +852,13 @@ RefusalSplitOpt = typer.Option(
     None,
     "--split",
     help="NAME=FILE of single questions (JSON lines: text, kind, lang), repeatable; a NAME starting "
-    "with 'ood' holds out-of-domain questions, any other in-domain ones; default: the held-out pair.",
+    "with 'ood' holds out-of-domain questions, any other in-domain ones; default: the two held-out pairs.",
 )
 DEFAULT_REFUSAL_SPLITS = (
     "ood-heldout=tests/data/refusal_ood_train4.jsonl",
     "in-domain-heldout=tests/data/refusal_indomain_train4.jsonl",
+    "ood-heldout5=tests/data/refusal_ood_train5.jsonl",
+    "in-domain-heldout5=tests/data/refusal_indomain_train5.jsonl",
 )
 
 

@@ -14,6 +14,9 @@
 - One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
   "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
+- Acronyms the sources never spell out: three to five capitals that no name is, but that the
+  initials of exactly one Latin name make, become that name ("CFG" → Classifier-free guidance,
+  "WOQ" → weight-only quantization, "KVC" → KV cache); names with "per", "of" … are left out.
 - Pinyin typed for a Chinese name ("huadong chuangkou zhuyili 是啥" → 滑动窗口注意力): a run of
   Latin words that, run together, is exactly the tone-less pinyin of a Chinese glossary name of
   two syllables or more (six letters at least) is replaced by that name. Only whole names that
@@ -37,6 +40,7 @@ from kg.textnorm import fold, has_cjk, to_simplified
 __all__ = [
     "MAX_QUESTION_CHARS",
     "Question",
+    "expand_acronyms",
     "from_pinyin",
     "is_traditional",
     "known_words",
@@ -253,6 +257,64 @@ def from_pinyin(text: str, glossary: Glossary) -> str:
     return _LATIN_RUN.sub(run, text)
 
 
+_ACRONYM_STOP = frozenset({"per", "of", "to", "and", "for", "in", "on", "the", "a", "an", "by", "with"})
+
+
+def _initials(name: str) -> str | None:
+    """The acronym a Latin name's words make: "Classifier-free guidance" → CFG, "Weights-only
+    quantization" → WOQ, "FlashAttention" → FA, "KV cache" → KVC (a word in capitals gives all its
+    letters). None for a name of fewer than two words or with other characters."""
+    core = re.sub(r"\s*[（(][^)）]*[)）]\s*", " ", name).strip()
+    if not core or not re.fullmatch(r"[A-Za-z][A-Za-z .-]*", core):
+        return None
+    parts = [part for part in re.split(r"[\s-]+", core) if part]
+    if len(parts) < 2:
+        return None  # "NVLink", "LoRA": one word, whose capitals are no acronym of it
+    if any(part.lower() in _ACRONYM_STOP for part in parts):
+        return None  # "Tokens per megawatt": whether "per" gives a letter is anyone's guess
+    words = [w for part in parts for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", part)]
+    return "".join(w if w.isupper() else w[0] for w in words).upper()
+
+
+@lru_cache(maxsize=8)
+def _acronyms(glossary: Glossary) -> dict[str, str]:
+    """Acronym → the one Latin name it abbreviates, for acronyms no name already is (unambiguous
+    keys only)."""
+    taken = {fold(n) for t in glossary.terms.values() for n in t.all_names()}
+    expand: dict[str, str] = {}
+    clash: set[str] = set()
+    for t in glossary.terms.values():
+        if not t.definitions:
+            continue
+        keys = {}
+        for n in t.all_names():
+            if has_cjk(n):
+                continue
+            acr = _initials(n)
+            if acr and 3 <= len(acr) <= 5 and acr.lower() not in taken:
+                keys.setdefault(acr, n)
+        for acr, n in keys.items():
+            if acr in expand and expand[acr] != n:
+                clash.add(acr)
+            expand[acr] = n
+    for acr in clash:
+        del expand[acr]
+    return expand
+
+
+_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{3,5}(?![A-Za-z0-9])")
+
+
+def expand_acronyms(text: str, glossary: Glossary) -> str:
+    """An acronym of three to five capitals that no glossary name is, but that the initials of
+    exactly one Latin name make, is replaced by that name ("文生图里的 CFG" → "… Classifier-free
+    guidance", "WOQ" → "weight-only quantization"). (The reverse — a run of words whose initials
+    make an acronym the glossary has — was measured and dropped: "I mean tile padding" read as MTP,
+    "HyperWarp Boost mode" as HBM.)"""
+    expand = _acronyms(glossary)
+    return _CAPS.sub(lambda m: expand.get(m.group(0), m.group(0)), text)
+
+
 def _all_cjk(text: str) -> bool:
     from kg.textnorm import is_cjk_char
 
@@ -411,7 +473,7 @@ def normalize(
 
     typed = text
     if glossary is not None:
-        text = from_pinyin(text, glossary)
+        text = expand_acronyms(from_pinyin(text, glossary), glossary)
     pinyin = text != typed
     choices = tuple(sorted(w for w in known_words if w.isalpha() and len(w) >= 5))
 

@@ -20,7 +20,14 @@ from kg.chat.followup import definition_mentions
 from kg.chat.intents import parse
 from kg.chat.linking import Analysis, linker_for
 from kg.chat.model import Answer
-from kg.chat.normalize import MAX_QUESTION_CHARS, correct_chinese, correct_in_names, known_words, normalize
+from kg.chat.normalize import (
+    MAX_QUESTION_CHARS,
+    correct_chinese,
+    correct_in_names,
+    expand_acronyms,
+    known_words,
+    normalize,
+)
 from kg.chat.refusal import (
     FEATURES,
     HIDDEN_SEEDS,
@@ -1199,3 +1206,20 @@ def test_a_word_cut_short_is_completed_when_its_neighbour_spells_the_name(glossa
         "And symmetric vs asymmetric quantization?"
     )
     assert correct_in_names("What is quant trading?", glossary) == "What is quant trading?"  # no name
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("文生图里的 CFG 调高会怎么样？", "文生图里的 Classifier-free guidance 调高会怎么样？"),
+        ("What's WOQ?", "What's weight-only quantization?"),
+        ("KVC 里面存的是什么？", "KV cache 里面存的是什么？"),  # a word in capitals gives all its letters
+        ("What is the CPU doing?", "What is the CPU doing?"),  # a name as it stands
+        ("Is TPM 2.0 required?", "Is TPM 2.0 required?"),  # "Tokens per megawatt": no guess at "per"
+        ("Is DNS slow?", "Is DNS slow?"),  # no name's initials
+    ],
+)
+def test_an_acronym_no_name_is_becomes_the_one_name_whose_initials_make_it(
+    glossary: Glossary, question: str, text: str
+) -> None:
+    assert expand_acronyms(question, glossary) == text
