@@ -286,7 +286,7 @@ def _acronyms(glossary: Glossary) -> dict[str, str]:
     for t in glossary.terms.values():
         if not t.definitions:
             continue
-        keys = {}
+        keys: dict[str, str] = {}
         for n in t.all_names():
             if has_cjk(n):
                 continue
