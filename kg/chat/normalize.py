@@ -6,6 +6,9 @@
 - Taiwan wording: a Traditional question is converted with OpenCC ``tw2sp`` (phrases too:
   快取 → 缓存, 記憶體 → 内存) and a few computing words the converter keeps (平行 → 并行,
   推論 → 推理) before linking, so that "KV 快取" finds KV cache.
+- Two neighbouring letters swapped in a glossary name word of four letters or more ("TTTF" →
+  TTFT, "NVLnik" → NVLink), the first letter kept, when one name word alone fits and the word is
+  written like a name (capitals after its first letter; "from" is no slip of "form").
 - Typos of glossary words: a Latin word of five letters or more that no term's text uses and
   that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
   ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency"), if it has
@@ -392,9 +395,14 @@ def two_name_words(word: str, known: frozenset[str]) -> tuple[str, str] | None:
 def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
     """*word*, or the glossary name word it misspells (see the module docstring)."""
     low = word.lower()
-    if len(low) < 5 or low in known or low in vocabulary or not low.isalpha():
+    if len(low) < 4 or low in known or low in vocabulary or not low.isalpha():
         return word
-    if two_name_words(low, known) is not None:
+    # only a word written like a name (capitals after its first letter: "TTTF", "NVLnik"): plain
+    # words one swap from a name word are words ("from" / form factor)
+    swapped = _one_swap(low, known) if any(ch.isupper() for ch in word[1:]) else None
+    if swapped is not None:
+        return swapped  # "TTTF" → ttft, "NVLnik" → nvlink, "NCLL" → nccl
+    if len(low) < 5 or two_name_words(low, known) is not None:
         return word  # "StreamingLLM" is no typo of "streaming"
     from rapidfuzz import fuzz, process
 
@@ -403,6 +411,18 @@ def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choic
     same_start = tuple(c for c in choices if c[0] == low[0])
     best = process.extractOne(low, same_start, scorer=fuzz.ratio, score_cutoff=85)
     return str(best[0]) if best else word
+
+
+def _one_swap(low: str, known: frozenset[str]) -> str | None:
+    """The one glossary name word *low* is with two neighbouring letters swapped (the first letter
+    kept), or None: the commonest slip in typing a short name, which ratios of four-letter words
+    cannot tell from another word."""
+    found = {
+        cand
+        for i in range(1, len(low) - 1)
+        if low[i] != low[i + 1] and (cand := low[:i] + low[i + 1] + low[i] + low[i + 2 :]) in known
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 @lru_cache(maxsize=8)

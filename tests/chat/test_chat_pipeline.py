@@ -1223,3 +1223,23 @@ def test_an_acronym_no_name_is_becomes_the_one_name_whose_initials_make_it(
     glossary: Glossary, question: str, text: str
 ) -> None:
     assert expand_acronyms(question, glossary) == text
+
+
+@pytest.mark.parametrize(
+    ("question", "swapped"),
+    [
+        ("What does TTTF measure?", "ttft"),  # two neighbouring letters swapped
+        ("How fast is NVLnik?", "nvlink"),
+        ("different from a VAE", None),  # "from" is a word, not a slip of "form" (form factor)
+    ],
+)
+def test_two_letters_swapped_in_a_name_written_like_one(
+    glossary: Glossary, question: str, swapped: str | None
+) -> None:
+    from kg.chat.linking import latin_vocabulary
+
+    text = normalize(question, known_words(glossary), latin_vocabulary(glossary), glossary).text.lower()
+    if swapped is None:
+        assert text == question.lower()
+    else:
+        assert swapped in text
