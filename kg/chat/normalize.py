@@ -6,6 +6,8 @@
 - Taiwan wording: a Traditional question is converted with OpenCC ``tw2sp`` (phrases too:
   快取 → 缓存, 記憶體 → 内存) and a few computing words the converter keeps (平行 → 并行,
   推論 → 推理) before linking, so that "KV 快取" finds KV cache.
+- A name word written apart ("Gated Delta Net" → Gated DeltaNet, "Flash Attention" →
+  FlashAttention) is joined; a degree written onto an abbreviation ("TP8") is set apart ("TP 8").
 - Two neighbouring letters swapped in a glossary name word of four letters or more ("TTTF" →
   TTFT, "NVLnik" → NVLink), the first letter kept, when one name word alone fits and the word is
   written like a name (capitals after its first letter; "from" is no slip of "form").
@@ -392,6 +394,41 @@ def two_name_words(word: str, known: frozenset[str]) -> tuple[str, str] | None:
     return None
 
 
+_ABBR_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,4})(\d{1,3})(?![A-Za-z0-9])")
+
+
+def _join_split_names(text: str, known: frozenset[str]) -> str:
+    """A name word written apart ("Gated Delta Net" → "Gated DeltaNet", "Flash Attention" →
+    FlashAttention): two Latin words that, run together, are a word of a glossary name of six
+    letters or more, one of them not a name word itself; and a degree written onto an
+    abbreviation ("TP8" → "TP 8") when the abbreviation is a name word and the whole is not."""
+
+    words = list(re.finditer(r"[A-Za-z]{2,}", text))
+    out, last = [], 0
+    i = 0
+    while i < len(words) - 1:
+        a, b = words[i], words[i + 1]
+        joined = (a.group(0) + b.group(0)).lower()
+        if (
+            text[a.end() : b.start()].isspace()
+            and len(joined) >= 6
+            and joined in known
+            and not (a.group(0).lower() in known and b.group(0).lower() in known)
+        ):
+            out.append(text[last : a.end()])
+            last = b.start()  # drop the space between them
+            i += 2
+            continue
+        i += 1
+    text = "".join(out) + text[last:]
+
+    def split(m: re.Match[str]) -> str:
+        whole, abbr = m.group(0).lower(), m.group(1).lower()
+        return f"{m.group(1)} {m.group(2)}" if abbr in known and whole not in known else m.group(0)
+
+    return _ABBR_NUMBER.sub(split, text)
+
+
 def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
     """*word*, or the glossary name word it misspells (see the module docstring)."""
     low = word.lower()
@@ -507,6 +544,7 @@ def normalize(
         single = _singular(word, known_words)
         return single if single is not None else word
 
+    text = _join_split_names(text, known_words)
     text = _WORD.sub(reduce, text)
     if glossary is not None:
         text = correct_in_names(text, glossary)

@@ -1243,3 +1243,19 @@ def test_two_letters_swapped_in_a_name_written_like_one(
         assert text == question.lower()
     else:
         assert swapped in text
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("What is Gated Delta Net?", "What is Gated DeltaNet?"),  # a name word written apart
+        ("Flash Infer vs Flash Attention", "FlashInfer vs FlashAttention"),
+        ("time to first token", "time to first token"),  # words that are words stay apart
+        ("TP8 部署是什么意思？", "TP 8 部署是什么意思？"),  # a degree written onto an abbreviation
+        ("B200 vs H100", "B200 vs H100"),  # names as they stand
+    ],
+)
+def test_a_name_written_apart_or_a_degree_written_on(glossary: Glossary, question: str, text: str) -> None:
+    from kg.chat.normalize import _join_split_names
+
+    assert _join_split_names(question, known_words(glossary)) == text
