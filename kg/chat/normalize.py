@@ -21,7 +21,8 @@
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
 - Acronyms the sources never spell out: three to five capitals that no name is, but that the
   initials of exactly one Latin name make, become that name ("CFG" → Classifier-free guidance,
-  "WOQ" → weight-only quantization, "KVC" → KV cache); names with "per", "of" … are left out.
+  "WOQ" → weight-only quantization, "KVC" → KV cache); names with "per", "of" … are left out. So
+  are a name's closing words given by their initials ("causal LM" → Causal language model).
 - Pinyin typed for a Chinese name ("huadong chuangkou zhuyili 是啥" → 滑动窗口注意力): a run of
   Latin words that, run together, is exactly the tone-less pinyin of a Chinese glossary name of
   two syllables or more (six letters at least) is replaced by that name. Only whole names that
@@ -232,6 +233,17 @@ def _pinyin_names(glossary: Glossary) -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=8)
+def _tail_acronym_patterns(glossary: Glossary) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """:func:`_tail_acronyms` as patterns over the question (the initials in capitals)."""
+    pats = []
+    for key, name in _tail_acronyms(glossary).items():
+        *lead, acr = key.split(" ")
+        lead_rx = r"\s+".join(map(re.escape, lead))
+        pats.append((re.compile(rf"(?<![A-Za-z])(?i:{lead_rx})\s+{acr.upper()}(?![A-Za-z])"), name))
+    return tuple(pats)
+
+
 _LATIN_RUN = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)*")
 
 
@@ -310,6 +322,34 @@ def _acronyms(glossary: Glossary) -> dict[str, str]:
 _CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{3,5}(?![A-Za-z0-9])")
 
 
+@lru_cache(maxsize=8)
+def _tail_acronyms(glossary: Glossary) -> dict[str, str]:
+    """Folded "<leading words> <initials of the last words>" → the name ("causal lm" → Causal
+    language model): a name of three words or more whose closing words a user shortens to their
+    initials, unambiguous keys that are no name already."""
+    taken = {fold(n) for t in glossary.terms.values() for n in t.all_names()}
+    out: dict[str, str] = {}
+    clash: set[str] = set()
+    for t in glossary.terms.values():
+        for n in t.all_names():
+            core = re.sub(r"\s*[（(][^)）]*[)）]\s*", " ", n).strip()
+            words = core.split()
+            if len(words) < 3 or not all(re.fullmatch(r"[A-Za-z]+", w) for w in words):
+                continue
+            if any(w.lower() in _ACRONYM_STOP for w in words):
+                continue
+            for k in range(2, len(words)):
+                key = fold(" ".join([*words[: len(words) - k], "".join(w[0] for w in words[-k:]).lower()]))
+                if key in taken:
+                    continue
+                if key in out and out[key] != n:
+                    clash.add(key)
+                out[key] = n
+    for key in clash:
+        del out[key]
+    return out
+
+
 def expand_acronyms(text: str, glossary: Glossary) -> str:
     """An acronym of three to five capitals that no glossary name is, but that the initials of
     exactly one Latin name make, is replaced by that name ("文生图里的 CFG" → "… Classifier-free
@@ -317,7 +357,15 @@ def expand_acronyms(text: str, glossary: Glossary) -> str:
     make an acronym the glossary has — was measured and dropped: "I mean tile padding" read as MTP,
     "HyperWarp Boost mode" as HBM.)"""
     expand = _acronyms(glossary)
-    return _CAPS.sub(lambda m: expand.get(m.group(0), m.group(0)), text)
+    text = _CAPS.sub(lambda m: expand.get(m.group(0), m.group(0)), text)
+    if not re.search(r"[A-Z]{2}", text):
+        return text
+    for rx, name in _tail_acronym_patterns(glossary):
+        # "What is a causal LM?": the closing words of a name given by their initials, in capitals
+        m = rx.search(text)
+        if m is not None:
+            text = text[: m.start()] + name + text[m.end() :]
+    return text
 
 
 def _all_cjk(text: str) -> bool:

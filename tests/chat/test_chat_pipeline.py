@@ -1217,6 +1217,8 @@ def test_a_word_cut_short_is_completed_when_its_neighbour_spells_the_name(glossa
         ("What is the CPU doing?", "What is the CPU doing?"),  # a name as it stands
         ("Is TPM 2.0 required?", "Is TPM 2.0 required?"),  # "Tokens per megawatt": no guess at "per"
         ("Is DNS slow?", "Is DNS slow?"),  # no name's initials
+        ("What is a causal LM?", "What is a Causal language model?"),  # the closing words' initials
+        ("the causal lm thing", "the causal lm thing"),  # initials are written in capitals
     ],
 )
 def test_an_acronym_no_name_is_becomes_the_one_name_whose_initials_make_it(
