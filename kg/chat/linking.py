@@ -540,6 +540,9 @@ _GENERIC_TAIL = re.compile(
 )
 
 
+_MODAL = re.compile(r"^(?:能|会|可以|可否|需要|要不要|应该|该不该|得|是否|能否|还能|也能)")
+
+
 def _compound_tail(slot: Slot, head: Span) -> bool:
     """ "流水线气泡": Chinese characters glued after a name make another, unknown, name."""
     i = head.end - slot.start
@@ -549,7 +552,8 @@ def _compound_tail(slot: Slot, head: Span) -> bool:
             break
         run.append(ch)
     tail = "".join(run)
-    return len(tail) >= 2 and not _GENERIC_TAIL.match(tail)
+    # "前缀缓存能用到主机内存上吗": a modal verb after the name starts the predicate, no compound
+    return len(tail) >= 2 and not _GENERIC_TAIL.match(tail) and not _MODAL.match(tail)
 
 
 def _content_words(text: str) -> list[str]:

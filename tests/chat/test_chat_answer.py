@@ -475,6 +475,8 @@ def test_sides_sharing_a_head_name_compare_the_names_before_it(
     [
         ("Medusa 需要单独的草稿模型吗？", "medusa"),  # not 草稿模型, the noun after 的
         ("vLLM 支持前缀缓存吗？", "vllm"),
+        ("vLLM 自带的前缀缓存能用到主机内存上吗？", "prefix-caching"),  # an owner before it, ending in 的
+        ("TTFT 包含排队时间吗？", "time-to-first-token"),
     ],
 )
 def test_a_yes_no_question_is_about_the_name_it_opens_with(

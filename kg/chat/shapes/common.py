@@ -229,6 +229,12 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     """The one term the question is about: its slot's name, the referent, else retrieval's candidate."""
     slot = ctx.parsed.slots[0] if ctx.parsed.slots else ctx.parsed.body
     link = slot_link(ctx, slot, prefer) if slot is not None else None
+    subject = _yes_no_subject(ctx, slot) if link is not None and link.method == "mention" and slot else None
+    if subject is not None:
+        # "那个引擎自带的前缀缓存能用到主机内存上吗？": what the yes/no question says of its subject is
+        # asked about that name, however much else the question describes
+        ctx.linked_by = subject.method
+        return subject
     if (
         link is not None
         and link.method == "search"
@@ -266,10 +272,6 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         # name of the same question, and the question describes what it wants: the search's best
         # term (LMCache), not the name its pronoun repeats
         link = Link(ctx.decision.candidate, "search")
-    if link is not None and link.method == "mention" and slot is not None:
-        subject = _yes_no_subject(ctx, slot)
-        if subject is not None:
-            link = subject
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
     if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
@@ -285,6 +287,8 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
 #: subject, straight followed by the verb; what the verb says of it is asked about that name.
 _YES_NO_VERB = re.compile(r"\s*(?:也|还|就|都)?(?:需要|需|能|会|可以|可|是否|支持|适合|算|属于|用|有没有|要)")
 _YES_NO_END = re.compile(r"[吗么嘛][\s?？。!！]*$")
+#: What may stand before that name: its owner, ending in 的 ("那个引擎自带的前缀缓存能…吗").
+_OWNER_BEFORE = re.compile(r"[^，,。？?！!]{0,12}的\s*")
 
 
 def _yes_no_subject(ctx: Ctx, slot: Slot) -> Link | None:
@@ -293,9 +297,11 @@ def _yes_no_subject(ctx: Ctx, slot: Slot) -> Link | None:
     if not has_cjk(slot.text) or not _YES_NO_END.search(f):
         return None
     spans = ctx.linker.spans_in(ctx.analysis, slot)
-    if len(spans) < 2 or spans[0].start != slot.start or not _YES_NO_VERB.match(f, spans[0].end):
+    if not spans or not _YES_NO_VERB.match(f, spans[0].end):
         return None
     first = spans[0]
+    if first.start != slot.start and not _OWNER_BEFORE.fullmatch(f[slot.start : first.start]):
+        return None
     return Link(first.term_id, "mention", 1.0, first.start, first.end, first.name)
 
 
