@@ -36,7 +36,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -215,22 +215,30 @@ def _pinyin_names(glossary: Glossary) -> dict[str, str]:
     """Tone-less pinyin, run together, of each Chinese name → the name (unambiguous keys only)."""
     from pypinyin import lazy_pinyin
 
-    out: dict[str, str] = {}
+    def pairs() -> Iterator[tuple[str, str, str]]:
+        for t in glossary.terms.values():
+            for name in t.all_names():
+                folded = fold(name).replace(" ", "")
+                if len(folded) < 2 or not _all_cjk(folded):
+                    continue
+                key = "".join(lazy_pinyin(folded)).lower()
+                if len(key) >= 6 and key.isascii():
+                    yield key, folded, folded
+
+    return _unambiguous(pairs())
+
+
+def _unambiguous(pairs: Iterable[tuple[str, str, str]]) -> dict[str, str]:
+    """key → value from (key, owner, value) triples, the first value of each key kept; a key two
+    owners give different values is dropped (a guess between two names is no normalisation)."""
+    out: dict[str, tuple[str, str]] = {}
     clash: set[str] = set()
-    for t in glossary.terms.values():
-        for name in t.all_names():
-            folded = fold(name).replace(" ", "")
-            if len(folded) < 2 or not _all_cjk(folded):
-                continue
-            key = "".join(lazy_pinyin(folded)).lower()
-            if len(key) < 6 or not key.isascii():
-                continue
-            if key in out and out[key] != folded:
-                clash.add(key)
-            out[key] = folded
-    for key in clash:
-        del out[key]
-    return out
+    for key, owner, value in pairs:
+        if key not in out:
+            out[key] = (owner, value)
+        elif out[key][0] != owner and out[key][1] != value:
+            clash.add(key)
+    return {k: v for k, (_, v) in out.items() if k not in clash}
 
 
 @lru_cache(maxsize=8)
@@ -298,25 +306,15 @@ def _acronyms(glossary: Glossary) -> dict[str, str]:
     """Acronym → the one Latin name it abbreviates, for acronyms no name already is (unambiguous
     keys only)."""
     taken = {fold(n) for t in glossary.terms.values() for n in t.all_names()}
-    expand: dict[str, str] = {}
-    clash: set[str] = set()
-    for t in glossary.terms.values():
-        if not t.definitions:
-            continue
-        keys: dict[str, str] = {}
-        for n in t.all_names():
-            if has_cjk(n):
-                continue
-            acr = _initials(n)
-            if acr and 3 <= len(acr) <= 5 and acr.lower() not in taken:
-                keys.setdefault(acr, n)
-        for acr, n in keys.items():
-            if acr in expand and expand[acr] != n:
-                clash.add(acr)
-            expand[acr] = n
-    for acr in clash:
-        del expand[acr]
-    return expand
+
+    def pairs() -> Iterator[tuple[str, str, str]]:
+        for t in glossary.terms.values():
+            for n in t.all_names() if t.definitions else ():
+                acr = None if has_cjk(n) else _initials(n)
+                if acr and 3 <= len(acr) <= 5 and acr.lower() not in taken:
+                    yield acr, t.id, n
+
+    return _unambiguous(pairs())
 
 
 _CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{3,5}(?![A-Za-z0-9])")
@@ -328,26 +326,23 @@ def _tail_acronyms(glossary: Glossary) -> dict[str, str]:
     language model): a name of three words or more whose closing words a user shortens to their
     initials, unambiguous keys that are no name already."""
     taken = {fold(n) for t in glossary.terms.values() for n in t.all_names()}
-    out: dict[str, str] = {}
-    clash: set[str] = set()
-    for t in glossary.terms.values():
-        for n in t.all_names():
-            core = re.sub(r"\s*[（(][^)）]*[)）]\s*", " ", n).strip()
-            words = core.split()
-            if len(words) < 3 or not all(re.fullmatch(r"[A-Za-z]+", w) for w in words):
-                continue
-            if any(w.lower() in _ACRONYM_STOP for w in words):
-                continue
-            for k in range(2, len(words)):
-                key = fold(" ".join([*words[: len(words) - k], "".join(w[0] for w in words[-k:]).lower()]))
-                if key in taken:
+
+    def pairs() -> Iterator[tuple[str, str, str]]:
+        for t in glossary.terms.values():
+            for n in t.all_names():
+                words = re.sub(r"\s*[（(][^)）]*[)）]\s*", " ", n).strip().split()
+                if len(words) < 3 or not all(re.fullmatch(r"[A-Za-z]+", w) for w in words):
                     continue
-                if key in out and out[key] != n:
-                    clash.add(key)
-                out[key] = n
-    for key in clash:
-        del out[key]
-    return out
+                if any(w.lower() in _ACRONYM_STOP for w in words):
+                    continue
+                for k in range(2, len(words)):
+                    key = fold(
+                        " ".join([*words[: len(words) - k], "".join(w[0] for w in words[-k:]).lower()])
+                    )
+                    if key not in taken:
+                        yield key, n, n
+
+    return _unambiguous(pairs())
 
 
 def expand_acronyms(text: str, glossary: Glossary) -> str:

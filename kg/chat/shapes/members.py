@@ -91,8 +91,12 @@ _INSTANCES_EN = re.compile(
 
 def asks_for_instances(question: str) -> bool:
     """Whether the question asks which kinds belong to the term pointed at ("哪些算法属于它？")."""
+    return _asks(question, _INSTANCES_ZH, _INSTANCES_EN)
+
+
+def _asks(question: str, *patterns: re.Pattern[str]) -> bool:
     text = fold(question)
-    return bool(_INSTANCES_ZH.search(text) or _INSTANCES_EN.search(text))
+    return any(rx.search(text) for rx in patterns)
 
 
 #: "Which methods are the usual examples of it?", "Give me a few examples of the latter": the
@@ -118,8 +122,7 @@ _GIVES_EXAMPLES = re.compile(
 
 def asks_for_examples(question: str) -> bool:
     """Whether the question asks for the examples of a term, in the plural."""
-    text = fold(question)
-    return bool(_EXAMPLES_EN.search(text) or _EXAMPLES_ZH.search(text))
+    return _asks(question, _EXAMPLES_EN, _EXAMPLES_ZH)
 
 
 def examples_of(ctx: Ctx, term_id: str) -> list[str]:
