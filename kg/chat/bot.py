@@ -412,7 +412,9 @@ def _members_asked(ctx: Ctx, question: str) -> tuple[str, list[str], str] | None
 
 def _counterpart(ctx: Ctx, full: Glossary) -> str | None:
     """The term a counterpart question asks for ("And AMD's counterpart to NCCL?" → RCCL), its
-    anchor being the one term the question names or, with none named, the referent."""
+    anchor being the one term the question names or, with none named, the referent or the topic;
+    or, for a question naming nothing that asks for the opposite, the one term a contrast edge sets
+    against the referent or topic ("and the opposite kind of provider?" → Hyperscaler)."""
     f = ctx.parsed.folded
     if not ctx.analysis.spans and asks_opposite(f):
         anchor = ctx.referent if ctx.used_context else _topic(ctx)

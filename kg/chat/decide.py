@@ -22,7 +22,9 @@ Order of the rules (each says why it wins):
    the question opens by changing the subject ("Unrelated:", "lol", "换个话题"). So is
    one the model doubts more (above :data:`LINKED_FACTOR` of the threshold) whose best search
    hit is a term of the conversation ("为什么要求形状固定？" after CUDA Graphs), unless the
-   question says it changes the subject.
+   question says it changes the subject; and so, whatever the model's doubt, is one that names
+   nothing and asks for the examples, counterpart or opposite of something ("Any examples?",
+   "and the opposite kind of provider?"): inside a conversation it can only mean the topic's.
 
 The *candidate* is the term retrieval proposes as the answer. For "which …" questions and
 how-to questions that ask for a remedy ("how do I reduce KV-cache fragmentation?"), the terms

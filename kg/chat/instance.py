@@ -29,7 +29,8 @@ _INTENTS = frozenset(["which", "relation", "definition", "unknown"])
 
 
 def own_instance(ctx: Ctx) -> str | None:
-    """The term the referent's own text gives for the kind its pronoun owns, or None."""
+    """The term the referent's own text gives for the kind its pronoun owns, or the one a named
+    owner's text gives for the kind the pronoun points at; None when neither text says."""
     p, ref, g = ctx.pronoun, ctx.referent, ctx.glossary
     if p is None or p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
         return None
@@ -61,7 +62,7 @@ def _beside(ctx: Ctx, *, owner: str, kind: str) -> str | None:
     """A term linked to *owner* that *owner*'s own text writes straight before a name of *kind*
     ("RadixAttention 前缀缓存") or in brackets after it."""
     g = ctx.glossary
-    near = set(g.neighbours(owner))
+    near = sorted(g.neighbours(owner))  # sorted: the same answer in every process
     kind_names = sorted({fold(n) for n in g.terms[kind].all_names() if len(n) >= 2}, key=len, reverse=True)
     candidates = {t: [fold(n) for n in g.terms[t].all_names() if len(n) >= 2] for t in near if t != kind}
     for d in g.terms[owner].definitions:
