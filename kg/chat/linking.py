@@ -248,6 +248,11 @@ class Link:
     end: int = -1
     name: str | None = None
 
+    @classmethod
+    def mention(cls, span: Span) -> Link:
+        """The link of a name the question gives (a span of the linker's analysis)."""
+        return cls(span.term_id, "mention", 1.0, span.start, span.end, span.name)
+
 
 @dataclass
 class Analysis:
@@ -410,14 +415,14 @@ class Linker:
         spans = self.spans_in(analysis, slot)
         head = _head(slot, spans, prefer) if spans else None
         if head is not None:
-            return Link(head.term_id, "mention", 1.0, head.start, head.end, head.name), []
+            return Link.mention(head), []
         hit = self.search_link(slot.text, in_domain=in_domain, alt=alt)
         if hit is not None:
             return hit, []
         if spans and not has_cjk(slot.text):
             fb = fallback_head(slot, spans)
             if fb is not None:
-                return Link(fb.term_id, "mention", 1.0, fb.start, fb.end, fb.name), []
+                return Link.mention(fb), []
         return None, self.nearest(slot.text)
 
     def search_link(self, text: str, *, in_domain: bool, alt: str | None = None) -> Link | None:

@@ -114,7 +114,7 @@ def possessed(ctx: Ctx, slot: Slot) -> Link | None:
             continue
         between = f[p.end : s.start]
         if ("的" in between and len(between) <= 6) or (p.text == "its" and not between.strip()):
-            return Link(s.term_id, "mention", 1.0, s.start, s.end, s.name)
+            return Link.mention(s)
     return None
 
 
@@ -302,7 +302,7 @@ def _yes_no_subject(ctx: Ctx, slot: Slot) -> Link | None:
     first = spans[0]
     if first.start != slot.start and not _OWNER_BEFORE.fullmatch(f[slot.start : first.start]):
         return None
-    return Link(first.term_id, "mention", 1.0, first.start, first.end, first.name)
+    return Link.mention(first)
 
 
 #: Words outside the names from which a slot describes a term rather than names it (Latin words;
@@ -362,7 +362,7 @@ def _modifier_sides(ctx: Ctx, a: Slot, b: Slot) -> tuple[Link, Link] | None:
     if pronoun_in(ctx, a) or pronoun_in(ctx, b):
         return None
     sa, sb = ctx.linker.spans_in(ctx.analysis, a), ctx.linker.spans_in(ctx.analysis, b)
-    if not sb or len(sb) < 2 or sb[-1].end != b.end:
+    if len(sb) < 2 or sb[-1].end != b.end:
         return None
     head = sb[-1].term_id
     if sa and sa[-1].end == a.end and sa[-1].term_id == head and len(sa) >= 2:
@@ -375,6 +375,6 @@ def _modifier_sides(ctx: Ctx, a: Slot, b: Slot) -> tuple[Link, Link] | None:
     if second.end > sb[-1].start or first.term_id in (head, second.term_id) or second.term_id == head:
         return None
     return (
-        Link(first.term_id, "mention", 1.0, first.start, first.end, first.name),
-        Link(second.term_id, "mention", 1.0, second.start, second.end, second.name),
+        Link.mention(first),
+        Link.mention(second),
     )
