@@ -766,6 +766,7 @@ DEFAULT_CHAT_SPLITS = (
     "dev5=tests/data/chat_blind_dev5.jsonl",
     "dev6=tests/data/chat_blind_dev6.jsonl",
     "dev7=tests/data/chat_blind_dev7.jsonl",
+    "dev8=tests/data/chat_blind_dev8.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )
@@ -889,7 +890,7 @@ def eval_refusal(
 ContrastSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev6 and test splits.",
+    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev7 and test splits.",
 )
 DEFAULT_CONTRAST_SPLITS = (
     "dev=tests/data/contrast_pairs.jsonl",
@@ -898,6 +899,7 @@ DEFAULT_CONTRAST_SPLITS = (
     "dev4=tests/data/contrast_pairs_dev4.jsonl",
     "dev5=tests/data/contrast_pairs_dev5.jsonl",
     "dev6=tests/data/contrast_pairs_dev6.jsonl",
+    "dev7=tests/data/contrast_pairs_dev7.jsonl",
     "test=tests/data/contrast_pairs_test.jsonl",
 )
 

@@ -85,6 +85,20 @@ def fold(text: str) -> str:
     return _CJK_SPACE.sub("", text) if " " in text else text
 
 
+#: A Chinese character touching a Latin letter or digit ("报oom", "首token延迟", "FP8精度").
+_SCRIPT_SEAM = re.compile(f"(?<={_CJK.pattern})(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?={_CJK.pattern})")
+
+
+def space_scripts(text: str) -> str:
+    """*text* with a space wherever a Chinese character touches a Latin letter or digit.
+
+    Chinese typography puts that space ("首 token 延迟"), users often leave it out, and
+    :func:`fold` removes it. A sentence encoder reads "报oom" as one unknown piece and
+    "报 oom" as the word it knows, so queries are encoded in the spaced form.
+    """
+    return _SCRIPT_SEAM.sub(" ", text)
+
+
 def name_key(text: str) -> str:
     """Loose key of a term name: :func:`fold`, then spaces, hyphens and punctuation removed.
 

@@ -45,7 +45,7 @@ from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
 from kg.search.tokenize import Tokenizer
-from kg.textnorm import clean, fold, has_cjk, name_key
+from kg.textnorm import clean, fold, has_cjk, name_key, space_scripts
 
 Mode = Literal["hybrid", "semantic", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
@@ -448,6 +448,7 @@ class SearchEngine:
         truncated = len(text) > self.MAX_QUERY_CHARS
         if truncated:
             text = text[: self.MAX_QUERY_CHARS]
+        text = space_scripts(text)  # "报oom" → "报 oom": the encoders read the spaced form
         if not fold(text).strip():
             return SearchResult(query, mode, [], 0, truncated, "empty query: nothing to search for")
         fused = self._fuse(text, mode)
@@ -463,8 +464,8 @@ class SearchEngine:
     @classmethod
     def query_text(cls, query: str) -> str:
         """The text the stages search for *query* (and the encoder encodes): cleaned, cut to
-        :attr:`MAX_QUERY_CHARS`."""
-        return clean(query)[: cls.MAX_QUERY_CHARS]
+        :attr:`MAX_QUERY_CHARS`, a space put where Chinese touches Latin (:func:`space_scripts`)."""
+        return space_scripts(clean(query)[: cls.MAX_QUERY_CHARS])
 
     def rank(self, query: str, mode: str = "hybrid", k: int = 10) -> list[str]:
         """Term ids only (for evaluation)."""

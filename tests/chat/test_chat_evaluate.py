@@ -120,6 +120,7 @@ def test_dataset_gold_names_all_resolve(glossary: Glossary, chat_eval_path: Path
         ("chat_blind_dev5.jsonl", 40),
         ("chat_blind_dev6.jsonl", 60),
         ("chat_blind_dev7.jsonl", 35),
+        ("chat_blind_dev8.jsonl", 65),
         ("chat_blind_test.jsonl", 300),
     ],
 )

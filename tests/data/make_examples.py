@@ -42,6 +42,7 @@ def evaluated_questions() -> set[str]:
         "chat_blind_dev5.jsonl",
         "chat_blind_dev6.jsonl",
         "chat_blind_dev7.jsonl",
+        "chat_blind_dev8.jsonl",
         "chat_blind_test.jsonl",
         "chat_eval.jsonl",
     ):

@@ -204,3 +204,39 @@ def test_a_variant_never_takes_another_terms_name(engine: SearchEngine) -> None:
     assert [m.term_id for m in engine.matcher.exact("TPU TensorCore")] == ["tensorcore-tpu"]
     decode = [m.term_id for m in engine.matcher.exact("decode")]
     assert decode and "sampling-decode" not in decode
+
+
+@pytest.mark.parametrize(
+    ("text", "spaced"),
+    [
+        ("服务一跑就报oom,应该", "服务一跑就报 oom,应该"),
+        ("首token延迟", "首 token 延迟"),
+        ("FP8精度", "FP8 精度"),
+        ("首 token 延迟", "首 token 延迟"),
+        ("TP8", "TP8"),
+        ("vLLM的KV cache", "vLLM 的 KV cache"),
+    ],
+)
+def test_space_scripts(text: str, spaced: str) -> None:
+    from kg.textnorm import space_scripts
+
+    assert space_scripts(text) == spaced
+
+
+def test_queries_are_encoded_with_a_space_where_scripts_meet(
+    engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chat searches folded text, which drops the space between Chinese and Latin ("报oom");
+    the encoder must still see the words, as it does for the question as typed."""
+    assert engine.dense is not None
+    seen: list[str] = []
+    encode = engine.dense.query_vector
+
+    def recording(text: str):  # type: ignore[no-untyped-def]
+        seen.append(text)
+        return encode(text)
+
+    monkeypatch.setattr(engine.dense, "query_vector", recording)
+    engine.search("服务一跑就报oom,应该从哪些方面排查")
+    assert seen and all("报 oom" in t for t in seen), seen
+    assert SearchEngine.query_text("首token延迟") == "首 token 延迟"
