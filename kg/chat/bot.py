@@ -30,6 +30,7 @@ import re
 import time
 from dataclasses import replace
 
+from kg.chat.choice import compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
 from kg.chat.counterpart import asks_counterpart, asks_opposite, counterpart, opposite, side_words
@@ -121,6 +122,7 @@ def answer(
     plain = None
     if referent and (parsed.intent == "which" or asks_for_remedy(parsed, analysis)):
         plain = unsubstituted or retrieve(linker, analysis, ctx.body_text(substitute=False))
+    listed = choice_terms(parsed.folded, analysis.spans)
     ctx.decision = decide(
         engine,
         refusal or refusal_model_for(glossary, engine),
@@ -136,10 +138,14 @@ def answer(
         in_conversation=context is not None and bool(context.topic),
         plain=plain,
         near_of=lambda t: set(glossary.neighbours(t)),
-        listed=choice_terms(parsed.folded, analysis.spans),
+        listed=listed,
         conversation_terms=_conversation_terms(glossary, context),
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
     )
+    picked = compared_choice(glossary, parsed.folded, listed) if parsed.intent == "which" else None
+    if picked is not None and not referent:
+        # "NVLink 跟 PCIe 哪个快？": PCIe's own text says "比 NVLink 慢" — the sources decide
+        ctx.decision.candidate = picked
     ranker = default_ranker()
     ranker = ranker if ranker is not None and ranker.fits(engine) else None
     followup = _rank_followup(ctx, linker, plain or unsubstituted, ranker)

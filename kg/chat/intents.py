@@ -484,7 +484,9 @@ _f(
 _f(
     "comparison",
     None,
-    r"^(?P<a>.+?)\s*(?:(?<![a-z])vs\.?|(?<![a-z])versus|\bcompared (?:to|with))\s*(?P<b>.+?)(?:\s*[-—–:,]+\s*(?:what|which|how).*)?$",
+    # not "Which TPU network halves the hop count compared to a torus?": a which question that
+    # measures its answer against a term asks for a third term
+    r"^(?!which\b)(?P<a>.+?)\s*(?:(?<![a-z])vs\.?|(?<![a-z])versus|\bcompared (?:to|with))\s*(?P<b>.+?)(?:\s*[-—–:,]+\s*(?:what|which|how).*)?$",
 )
 _PLURAL_X = r"(?P<x>它们|这两者|这两个|这三个|这三者|这几个|两者|二者|三者|they|them|these two|the two|both)"
 _f("comparison", None, rf"^{_PLURAL_X}(?:之间)?(?:有)?(?:什么|啥|哪些)?{_CMP_ZH}")

@@ -493,3 +493,14 @@ def test_either_or_needs_two_named_alternatives_not_a_clause() -> None:
     # "is it compute or memory bound" and "How do I avoid OOM or slowdowns?" are no "X or Y?"
     assert parse("is it compute or memory bound").intent != "comparison"
     assert parse("How do I avoid OOM or slowdowns?").intent == "howto_why"
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("Which TPU network roughly halves the hop count compared to a torus?", "which"),
+        ("HBM compared to SRAM?", "comparison"),
+    ],
+)
+def test_a_which_question_measured_against_a_term_asks_for_a_third(question: str, intent: str) -> None:
+    assert parse(question).intent == intent
