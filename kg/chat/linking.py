@@ -182,7 +182,9 @@ _ZH_STOP = frozenset(
     "的了是和与跟同也在有就都而及或之其它这那个么吗呢啊呀吧什啥哪怎为如何种些上里中面被把对给让"
 )
 _PREPOSITION = re.compile(
-    r"\s+(?:in|inside|on|of|for|within|from|at|with|that|which|used|during|when|under)\s+"
+    r"\s+(?:in|inside|on|of|for|within|from|at|with|that|which|used|during|when|under|behind|"
+    # "microscaling formats like MXFP4": what follows gives examples of the noun phrase's head
+    r"like|such as|including)\s+"
 )
 
 

@@ -38,6 +38,9 @@ _RETURN_TO = re.compile(
     r"^\s*(?:(?:好的?|那|嗯|ok|okay|so)[\s,，]*)?(?:再?回到|说回|回来说|back to|going back to|returning to)\s*"
     r"(?:刚才的?|前面的?|the\s+)?"
 )
+#: A preposition right before a demonstrative: "on those charts", "in that setup" place what the
+#: question names; they do not point at the term under discussion.
+_PLACED_BY = re.compile(r"\b(?:on|in|at|from|within|inside|across|under)\s+$")
 _CLAUSE_BREAK = re.compile(
     r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
@@ -55,6 +58,15 @@ def resolve_reference(ctx: Ctx) -> None:
     if TOPIC_SWITCH.match(ctx.parsed.folded) and is_demonstrative(p) and not p.ref.startswith("ord:"):
         # "Something else: what is a Pareto frontier on these charts?": a new subject; "these"
         # only determines a noun of the new question
+        ctx.pronoun = None
+        return
+    if (
+        is_demonstrative(p)
+        and _PLACED_BY.search(ctx.parsed.folded, 0, p.start)
+        and any(s.end <= p.start for s in spans)
+    ):
+        # "What's the Pareto frontier on those charts?": the demonstrative only places the term
+        # the question names; it does not bring back the one under discussion
         ctx.pronoun = None
         return
     if p.ref == "both":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kg.chat import answer
 from kg.chat.intents import Slot, parse
 from kg.chat.linking import MIN_SEARCH_SCORE, Linker, consistent
@@ -100,3 +102,18 @@ def test_tensorcore_without_a_space_is_the_tpu_block(glossary: Glossary, engine:
     # "Tensor Core". The same key, told apart by how the question writes it
     assert answer(glossary, engine, "TPU 里的 TensorCore 是什么？").citations[0].term_id == "tensorcore-tpu"
     assert answer(glossary, engine, "Tensor Core 是什么？").citations[0].term_id == "tensor-core"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the idea behind microscaling formats like MXFP4?",
+        "What are microscaling formats such as MXFP4?",
+        "Explain microscaling formats, including MXFP4.",
+    ],
+)
+def test_names_after_like_or_such_as_are_examples_not_the_subject(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.citations and a.citations[0].term_id == "microscaling-formats", [c.term_id for c in a.citations]

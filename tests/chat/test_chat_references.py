@@ -164,3 +164,17 @@ def test_besides_the_terms_pointed_at_is_none_of_them(glossary: Glossary, real_e
     answer(glossary, real_engine, "它跟 vLLM、SGLang 比，定位上有什么不同？", context=state)
     a = answer(glossary, real_engine, "除了它们三个，NVIDIA 官方的那个引擎是哪个？", context=state)
     assert a.citations and a.citations[0].term_id == "tensorrt-llm", a.terms
+
+
+def test_a_demonstrative_after_a_preposition_places_the_named_term(glossary, engine) -> None:  # type: ignore[no-untyped-def]
+    """ "What's the Pareto frontier on those charts?" after a question about roofline charts is
+    about the Pareto frontier: "on those charts" places it, it does not point back."""
+    from kg.chat import answer
+    from kg.chat.model import ConversationState
+
+    state = ConversationState()
+    answer(glossary, engine, "What is a roofline?", context=state)
+    a = answer(glossary, engine, "What's the Pareto frontier on those charts?", context=state)
+    assert a.citations and a.citations[0].term_id == "pareto-frontier", [c.term_id for c in a.citations]
+    b = answer(glossary, engine, "What is it used for?", context=state)  # "it" still points back
+    assert b.citations and b.citations[0].term_id == "pareto-frontier"
