@@ -156,6 +156,12 @@ def answer(
         ctx.parsed.intent = "which"
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
+    relative = _named_before_relative_clause(ctx)
+    if relative is not None and ctx.parsed.intent == "which":
+        # "And the subagents it spawns?" after Agent: the question names what it asks about; the
+        # clause after the name only ties it to the term under discussion
+        ctx.decision.candidate = ctx.referent = relative
+        ctx.parsed.intent, ctx.pronoun = "definition", None
     instance = own_instance(ctx) if ctx.decision.action == "answer" else None
     if instance is not None:
         # "它那个前缀缓存技术叫什么？" after SGLang: the one its own text names (RadixAttention),
@@ -216,6 +222,24 @@ _PRONOUN_SUBJECT = re.compile(r"^[\s那么所以好的嗯回来说，,:：—-]*
 
 #: Between a pronoun and the name it owns: "它的", "它里面的", "它上面的".
 _OWNED = re.compile(r"^\s*(?:里面|里|上面|上|中|内部|内)?的\s*$")
+
+
+#: "the subagents it spawns", "the draft model they use": a name, then a relative clause whose
+#: subject is the pronoun.
+_RELATIVE_AFTER = re.compile(r"^\s+(?:it|they|that one)\s+[a-z]+(?:s|ed)?\b")
+
+
+def _named_before_relative_clause(ctx: Ctx) -> str | None:
+    """The term an English follow-up names right before a relative clause on its pronoun ("And
+    the subagents it spawns?"), or None."""
+    p = ctx.pronoun
+    if p is None or not ctx.used_context or has_cjk(ctx.parsed.folded):
+        return None
+    f = ctx.parsed.folded
+    for s in ctx.analysis.spans:
+        if s.end <= p.start and _RELATIVE_AFTER.match(f[s.end :]) and s.term_id != ctx.referent:
+            return s.term_id
+    return None
 
 
 def _owned_by_pronoun(ctx: Ctx, term_id: str) -> bool:

@@ -178,3 +178,14 @@ def test_a_demonstrative_after_a_preposition_places_the_named_term(glossary, eng
     assert a.citations and a.citations[0].term_id == "pareto-frontier", [c.term_id for c in a.citations]
     b = answer(glossary, engine, "What is it used for?", context=state)  # "it" still points back
     assert b.citations and b.citations[0].term_id == "pareto-frontier"
+
+
+def test_a_name_before_a_relative_clause_on_the_pronoun_is_what_is_asked(glossary, engine) -> None:  # type: ignore[no-untyped-def]
+    """ "And the draft model it uses?" after speculative decoding asks about the draft model."""
+    from kg.chat import answer
+    from kg.chat.model import ConversationState
+
+    state = ConversationState()
+    answer(glossary, engine, "What is speculative decoding?", context=state)
+    a = answer(glossary, engine, "And the draft model it uses?", context=state)
+    assert a.citations and a.citations[0].term_id == "draft-model", [c.term_id for c in a.citations]
