@@ -142,8 +142,12 @@ def answer(
         conversation_terms=_conversation_terms(glossary, context),
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
     )
-    picked = compared_choice(glossary, parsed.folded, listed) if parsed.intent == "which" else None
-    if picked is not None and not referent:
+    picked = (
+        compared_choice(glossary, parsed.folded, listed)
+        if parsed.intent == "which" and not referent
+        else None
+    )
+    if picked is not None:
         # "NVLink 跟 PCIe 哪个快？": PCIe's own text says "比 NVLink 慢" — the sources decide
         ctx.decision.candidate = picked
     ranker = default_ranker()

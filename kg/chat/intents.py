@@ -572,7 +572,42 @@ _f("listing", None, r"^(?:any|some|more) (?P<x>examples)$")
 _f(
     "listing",
     None,
-    r"^what (?:kinds|types|sorts|forms|categories|variants|flavou?rs) of (?P<x>.+?) (?:are there|exist|do we have|can i use|are available|are common)$",
+    r"^what (?:kinds?|types?|sorts?|forms?|categor(?:y|ies)|variants?|flavou?rs?) of (?P<x>.+?) "
+    r"(?:are there|exist|do we have|(?:can|could|should) (?:i|we) (?:use|pick|choose)|are available|are common)\b.*$",
+)
+# "What collective ops will I run into …", "What numeric precisions are common for …" (the
+# question's plural is often folded to its glossary singular: "are" still says it is a class)
+_f(
+    "listing",
+    None,
+    r"^what (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+s) (?:will|would|do|should) (?:i|we) "
+    r"(?:run into|come across|encounter|see|meet|need to know)\b.*$",
+)
+_f(
+    "listing",
+    None,
+    r"^what (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+) are (?:commonly |typically |usually |most )?"
+    r"(?:used|common|popular|available|standard)\b.*$",
+)
+# "What NVIDIA data-center GPU generations does the glossary list?"
+_f(
+    "listing",
+    None,
+    r"^(?:what|which) (?P<x>.+?) (?:does|do) (?:the|this|your) glossary (?:list|cover|include|mention|define|have)$",
+)
+# "What are the main parts of an image generation pipeline?", "Which strategies does model
+# parallelism cover?": the parts or kinds of the term named
+_f(
+    "listing",
+    None,
+    r"^what are (?:the )?(?:main |key |major |different )?(?:parts|components|stages|pieces|building blocks) "
+    r"(?:of|in) (?P<x>.+)$",
+)
+_f(
+    "listing",
+    None,
+    r"^(?:which|what) (?:\w+ )?(?:strateg(?:y|ies)|methods?|techniques?|approaches|types?|kinds?|variants?|"
+    r"parts?|components?|forms?) (?:does|do) (?P<x>.+?) (?:cover|include|have|contain|comprise|come in)$",
 )
 _f(
     "listing",

@@ -196,6 +196,8 @@ def test_relation_between_two_terms(glossary: Glossary, engine: SearchEngine) ->
             "model-parallelism-overview",
             {"tensor-parallelism", "pipeline-parallelism", "expert-parallelism"},
         ),
+        # the head noun ends the class phrase: inference engines, not LLMs
+        ("主流的 LLM 推理引擎都有哪些？", "inference-engine", {"vllm", "tensorrt"}),
     ],
 )
 def test_listing(
@@ -206,6 +208,20 @@ def test_listing(
     assert a.intent == "listing"
     assert a.citations[0].term_id == central
     assert members <= set(a.terms)
+
+
+@pytest.mark.slow
+def test_a_class_phrase_naming_no_term_is_searched_alone(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "collective ops" names no term; the whole question would follow "inference" instead
+    a = ask(glossary, real_engine, "What collective ops will I run into in distributed inference?")
+    assert_grounded(a, glossary)
+    assert a.intent == "listing"
+    # the central term is one of collective communication (NCCL, AllReduce …), not of inference
+    central = glossary.terms[a.citations[0].term_id]
+    text = " ".join([*central.all_names(), *(d.text for d in central.definitions)]).lower()
+    assert "collective" in text or "集合通信" in text, central.id
 
 
 def test_howto(glossary: Glossary, engine: SearchEngine) -> None:

@@ -56,6 +56,20 @@ from kg.chat.intents import find_pronouns, is_demonstrative, parse
         ("常见的推理引擎有哪些？", "listing", ["推理引擎"]),
         ("What kinds of quantization are there?", "listing", ["quantization"]),
         ("What parallelism strategies are there?", "listing", ["parallelism"]),
+        ("What kinds of parallelism can I use to split a model across GPUs?", "listing", ["parallelism"]),
+        ("What collective ops will I run into in distributed inference?", "listing", ["collective ops"]),
+        ("What numeric precision are common for LLM inference?", "listing", ["numeric precision"]),
+        (
+            "What are the main parts of an image generation pipeline?",
+            "listing",
+            ["image generation pipeline"],
+        ),
+        ("Which strategies does model parallelism cover?", "listing", ["model parallelism"]),
+        (
+            "What NVIDIA data-center GPU generations does the glossary list?",
+            "listing",
+            ["nvidia data-center gpu generations"],
+        ),
         # weighing two options compares them; asking which one has a property is a choice
         ("PTQ or QAT - which is better for accuracy?", "comparison", ["ptq", "qat"]),
         ("which is better for accuracy, PTQ or QAT?", "comparison", ["ptq", "qat"]),

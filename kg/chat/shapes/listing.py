@@ -34,7 +34,8 @@ def listing(ctx: Ctx) -> Answer:
         elif (spans := ctx.linker.spans_in(ctx.analysis, head_slot)) and not ctx.linker.unknown_in(
             ctx.analysis, head_slot
         ):
-            central, ctx.linked_by = spans[0].term_id, "mention"
+            # the head noun ends the class phrase: "LLM 推理引擎" lists inference engines, not LLMs
+            central, ctx.linked_by = max(spans, key=lambda sp: (sp.end, -sp.start)).term_id, "mention"
     named = _named_like(ctx, head_text, central)
     if central is None and named:
         # the hub: the named term related to most of the others ("Model parallelism (overview)"
@@ -55,6 +56,19 @@ def listing(ctx: Ctx) -> Answer:
     if central is None and not LIST_CLASS_TAIL.sub("", slot.text).strip() and ctx.state and ctx.state.topic:
         # "有哪些常见的例子？" after a question about inference engines: kinds of the topic
         central, ctx.linked_by, head_text = ctx.state.topic[0], "context", ""
+    if (
+        central is None
+        and not named
+        and head_text
+        and ctx.analysis.spans
+        and not ctx.linker.spans_in(ctx.analysis, slot)
+    ):
+        # "What collective ops will I run into in distributed inference?": the class phrase names
+        # no term; a search for it alone finds its central term, where one for the whole question
+        # would follow the other names in it (inference)
+        hits = ctx.linker.search(head_text).hits
+        if hits:
+            central, ctx.linked_by = hits[0].term_id, "search"
     if central is None and ctx.decision is not None and ctx.decision.candidate:
         # "模型并行有哪几种方式": no name for the class, but the search found its central term
         central, ctx.linked_by = ctx.decision.candidate, "search"
