@@ -534,6 +534,7 @@ def _fit(
     cancel: Callable[[], bool] | None = None,
 ) -> RefusalModel:
     try:
+        from joblib import Parallel, delayed
         from sklearn.linear_model import LogisticRegression
         from sklearn.model_selection import StratifiedKFold, cross_val_predict
         from sklearn.neural_network import MLPClassifier
@@ -587,9 +588,12 @@ def _fit(
         )
 
     # the threshold comes from out-of-fold probabilities of the same averaged networks
+    # (folds and seeds are fitted on every core: each fit is the one a sequential loop makes,
+    # bit for bit, so the model does not depend on the machine's core count)
+    jobs = _fit_jobs()
     cv = np.mean(
         [
-            cross_val_predict(network(seed), X, y, cv=folds, method="predict_proba")[:, 1]
+            cross_val_predict(network(seed), X, y, cv=folds, method="predict_proba", n_jobs=jobs)[:, 1]
             for seed in HIDDEN_SEEDS
         ],
         axis=0,
@@ -598,8 +602,8 @@ def _fit(
     fitted = model().fit(X, y)
     scaler, lr = fitted.steps[0][1], fitted.steps[1][1]
     networks = []
-    for seed in HIDDEN_SEEDS:
-        mlp = network(seed).fit(X, y).steps[1][1]
+    for fitted_network in Parallel(n_jobs=jobs)(delayed(network(seed).fit)(X, y) for seed in HIDDEN_SEEDS):
+        mlp = fitted_network.steps[1][1]
         # the pipeline's scaler is fitted on the same X as the logistic regression's: one mean/scale
         networks.append(
             {
@@ -632,6 +636,11 @@ def _fit(
         networks=networks,
         text_topic=text_topic,
     )
+
+
+def _fit_jobs() -> int:
+    """Processes for the networks' fits: the machine's cores, at most one per fold."""
+    return max(1, min(5, os.cpu_count() or 1))
 
 
 def _topic_fit(V: np.ndarray, y: np.ndarray, folds: Any) -> tuple[np.ndarray, list[float], float]:

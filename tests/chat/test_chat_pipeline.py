@@ -817,6 +817,19 @@ def test_fitted_refusal_model_has_one_network_per_seed(glossary: Glossary, engin
     assert 0.0 <= p <= 1.0
 
 
+def test_the_fit_does_not_depend_on_the_number_of_processes(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kg.chat.refusal as refusal
+
+    examples = _toy_examples()
+    fits = []
+    for jobs in (1, 2):
+        monkeypatch.setattr(refusal, "_fit_jobs", lambda jobs=jobs: jobs)
+        fits.append(fit_refusal_model(glossary, engine, examples).to_dict())
+    assert fits[0] == fits[1]  # bit for bit: folds and seeds fitted apart are the same fits
+
+
 @pytest.mark.slow
 def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
     glossary: Glossary, real_engine: SearchEngine
