@@ -162,3 +162,16 @@ def test_a_part_the_pronoun_owns_is_what_is_asked_about(glossary: Glossary, engi
     # name the question merely gives)
     (_, a), _ = converse(glossary, engine, "什么是投机解码？", "它里面的草稿模型是干什么的？")
     assert a.citations and a.citations[0].term_id == "draft-model"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How do the two combine into end-to-end latency?", "How do I get end-to-end latency out of those two?"],
+)
+def test_a_term_linked_to_both_of_a_pair_is_what_a_question_about_the_pair_explains(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # E2E latency is linked to TTFT and to TPOT: the answer explains it, the pair beside it
+    (_, a), _ = converse(glossary, engine, "TTFT 和 TPOT 有什么区别？", question)
+    assert a.intent == "howto_why" and a.citations[0].term_id == "e2e-latency"
+    assert {"time-to-first-token", "time-per-output-token"} <= set(a.terms)

@@ -27,9 +27,14 @@ def howto(ctx: Ctx) -> Answer:
         link: Link | None = Link(d.candidate, "search")
     else:
         link = single(ctx, prefer="first")
+    g = ctx.glossary
+    whole = _whole_of_pair(ctx)
+    if whole is not None:
+        # "How do those two add up to end-to-end latency?": the term the question names that the
+        # graph links to both of the pair is what the answer explains, the pair beside it
+        link = Link(whole, "mention")
     if link is None:
         return refuse(ctx)
-    g = ctx.glossary
     if link.method == "mention" and ctx.pronoun is None:
         link = _connector(ctx) or link
     ctx.linked_by = link.method
@@ -51,6 +56,20 @@ def howto(ctx: Ctx) -> Answer:
             c.add(line)
     c.add(t(ctx.lang, "howto_tail"))
     return finish(ctx, c, "howto_why", [c.follow("related", focus)])
+
+
+def _whole_of_pair(ctx: Ctx) -> str | None:
+    """The term a question about a pair under discussion ("those two", "这两个") names beside it
+    and that is linked to each of the pair (E2E latency to TTFT and TPOT), or None."""
+    pair = ctx.referents if ctx.used_context and len(ctx.referents) >= 2 else []
+    if not pair:
+        return None
+    g = ctx.glossary
+    for span in ctx.analysis.spans:
+        tid = span.term_id
+        if tid not in pair and tid in g.terms and all(p in set(g.neighbours(tid)) for p in pair):
+            return tid
+    return None
 
 
 def _connector(ctx: Ctx) -> Link | None:
