@@ -76,7 +76,7 @@ from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.textgrams import TextTopic, fit_text_topic
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from kg.textnorm import clean, fold, is_cjk_char
+from kg.textnorm import fold, is_cjk_char
 
 __all__ = [
     "FEATURES",
@@ -214,7 +214,10 @@ def question_vector(engine: SearchEngine, retrieval: Retrieval) -> np.ndarray | 
     """The query vector the dense stage computed for this question (cached, not re-encoded)."""
     if engine.dense is None or not retrieval.query.strip():
         return None
-    return np.asarray(engine.dense.query_vector(retrieval.query), dtype=np.float64).reshape(-1)
+    # the text the dense stage encoded (spaced between scripts, cut), so the cached vector is hit:
+    # the raw body ("报oom了") would be encoded a second time for a third of the questions
+    text = SearchEngine.query_text(retrieval.query)
+    return np.asarray(engine.dense.query_vector(text), dtype=np.float64).reshape(-1)
 
 
 def _sigmoid(z: float) -> float:
@@ -420,7 +423,7 @@ def _prime(glossary: Glossary, engine: SearchEngine, texts: list[str]) -> None:
         parsed = parse(normalize(text, known_words(glossary), vocabulary, glossary).text)
         body = parsed.body.text if parsed.body else parsed.folded
         if body.strip():
-            bodies.append(clean(body)[: SearchEngine.MAX_QUERY_CHARS])
+            bodies.append(SearchEngine.query_text(body))
     engine.dense.prime(bodies)
 
 

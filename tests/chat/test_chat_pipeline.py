@@ -503,6 +503,34 @@ def test_traditional_question_traditional_answer(glossary: Glossary, engine: Sea
 # --- the refusal model ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "TTFT是什么意思？",  # answered; spaced between scripts before the dense stage encodes it
+        "烤饼干最好用多大的batch？",  # refused: its nearest terms are the first search's
+    ],
+)
+def test_a_question_without_context_is_encoded_once(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch, question: str
+) -> None:
+    """The refusal model reads the vector the search computed, and a refusal suggests the search's
+    hits: one encoding per plain question (each encoding is ~30 ms of a ~50 ms answer)."""
+    refusal_model_for(glossary, engine)  # fitted or read before counting
+    dense = engine.dense
+    assert dense is not None
+    dense.clear_vectors()
+    encoded: list[str] = []
+    real = dense.encoder.encode_queries
+
+    def counting(texts: list[str]) -> Any:
+        encoded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(dense.encoder, "encode_queries", counting)
+    answer(glossary, engine, question)
+    assert len(encoded) == 1, encoded
+
+
 def test_refusal_model_round_trip(tmp_path: Path) -> None:
     n = len(FEATURES)
     text_topic = TextTopic({5: 1.5}, 2.0, {b: 0.25 for b in grams("gaming fps")}, -0.1)

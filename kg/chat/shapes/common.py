@@ -200,6 +200,10 @@ def refuse(ctx: Ctx, intent: str = "out_of_domain", reason: str | None = None) -
     if ctx.analysis.unknown:
         lines.append(t(lang, "refuse_unknown", names=" ".join(ctx.analysis.unknown)))
     suggestions = list(ctx.suggestions)
+    if not suggestions and ctx.retrieval is not None and ctx.retrieval.hits:
+        # the search the answer started from (the whole question): searching the body again
+        # would encode a second query on the refusal path, the slowest answers
+        suggestions = [h.term_id for h in ctx.retrieval.hits[:5]]
     if not suggestions:
         text = ctx.parsed.body.text if ctx.parsed.body else ctx.parsed.folded
         if text.strip():
