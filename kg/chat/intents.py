@@ -692,6 +692,16 @@ _f(
     r"^what (?:was|is|were|are) the (?P<x>(?:default|usual|standard|typical|original|previous|older|earlier|newer|"
     r"alternative|replacement|successor|predecessor) .+)$",
 )
+# "what's the smallest unit of execution on a GPU?", "What's the biggest TPU unit hooked up to it?":
+# a superlative picks one term out of a kind (a name after it is a comparison's other side, not the
+# answer: "even smaller than a warp")
+_f(
+    "which",
+    None,
+    r"^what(?:'s| is| are| was| were) the (?P<x>(?:smallest|largest|biggest|fastest|slowest|cheapest|"
+    r"highest|lowest|newest|oldest|latest|earliest|simplest|shortest|longest|closest|nearest|"
+    r"(?:most|least) [a-z-]+) [a-z].+)$",
+)
 _f(
     "which",
     None,

@@ -286,6 +286,9 @@ def test_chinese_ordinals_stand_for_items_not_determine_nouns(question: str, ord
         ("What was the default setup before it?", ["default setup before it"]),
         ("那专门负责调度的那块呢？", ["专门负责调度的那块"]),
         ("有没有不需要单独草稿模型的类似做法？", ["不需要单独草稿模型"]),
+        # a superlative picks one term of a kind
+        ("What's the smallest unit of execution on a GPU?", ["smallest unit of execution on a gpu"]),
+        ("What is the most common quantization format?", ["most common quantization format"]),
     ],
 )
 def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[str]) -> None:
@@ -295,7 +298,14 @@ def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[st
 
 @pytest.mark.parametrize(
     "question",
-    ["What counts as a hyperscaler?", "What happens during prefill?", "PagedAttention 是怎么运作的？"],
+    [
+        "What counts as a hyperscaler?",
+        "What happens during prefill?",
+        "PagedAttention 是怎么运作的？",
+        # "best" is left out of the superlatives: it is how off-topic advice is asked
+        "What's the best batch size for baking chocolate chip cookies?",
+        "What's the request rate of this benchmark?",
+    ],
 )
 def test_questions_about_a_named_thing_stay_off_the_which_frame(question: str) -> None:
     assert parse(question).intent != "which"
