@@ -5,6 +5,7 @@
     PYTHONPATH=. python tests/data/make_contrast_split.py dev5   # writes contrast_pairs_dev5.jsonl
     PYTHONPATH=. python tests/data/make_contrast_split.py dev6   # writes contrast_pairs_dev6.jsonl
     PYTHONPATH=. python tests/data/make_contrast_split.py dev7   # writes contrast_pairs_dev7.jsonl
+    PYTHONPATH=. python tests/data/make_contrast_split.py dev8   # writes contrast_pairs_dev8.jsonl
 
 Reads ``blind/contrast_pairs_NAME.jsonl`` (as written, labels untouched) and leaves out
 
@@ -71,6 +72,15 @@ EARLIER = {
         "contrast_pairs_dev4.jsonl",
         "contrast_pairs_dev5.jsonl",
         "contrast_pairs_dev6.jsonl",
+    ),
+    "dev8": (
+        "contrast_pairs.jsonl",
+        "contrast_pairs_dev2.jsonl",
+        "contrast_pairs_dev3.jsonl",
+        "contrast_pairs_dev4.jsonl",
+        "contrast_pairs_dev5.jsonl",
+        "contrast_pairs_dev6.jsonl",
+        "contrast_pairs_dev7.jsonl",
     ),
 }
 
