@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative
-from kg.model import Term
+from kg.model import Edge, Term
 from kg.search.engine import Hit, SearchEngine, SearchResult
 from kg.search.labels import Span
 from kg.store import Glossary
@@ -438,6 +438,41 @@ class Linker:
                 if consistent(text, self.glossary.terms[hit.term_id]):
                     return Link(hit.term_id, "search", hit.score)
         return None
+
+    def joint_statement(self, term_id: str, text: str) -> tuple[list[str], Edge] | None:
+        """The members of the jointly stated line of *term_id*, in the line's order, and that line
+        (its ``paired-definition`` edge), when *text* asks about what the line says of its members
+        together after each has its own clause: "输入长度是…，输出长度是…；8K/1K 表示长提示词配较短
+        回答" — "8K/1K" is the pair's. Only figures count (a word with a digit): words are the
+        members' own."""
+        g = self.glossary
+        edges = [e for e in g.edges_of(term_id, ("confused_with",)) if e.origin == "paired-definition"]
+        if not edges:
+            return None
+        doc, line = edges[0].doc, edges[0].line
+        line_text = fold(edges[0].evidence)
+        members = {term_id} | {
+            e.source if e.target == term_id else e.target for e in edges if (e.doc, e.line) == (doc, line)
+        }
+
+        def position(tid: str) -> int:
+            found = [line_text.find(fold(n)) for n in g.terms[tid].all_names() if len(n) >= 2]
+            return min((i for i in found if i >= 0), default=-1)
+
+        at = {tid: position(tid) for tid in members}
+        if min(at.values()) < 0:
+            return None  # a member the line names by no name of its node: no order to read
+        last_name = max(at.values())
+        words = [w for w in re.findall(r"[a-z0-9][a-z0-9/.:+-]*[a-z0-9]", fold(text)) if re.search(r"\d", w)]
+        if not any(line_text.find(w, last_name) > last_name for w in words):
+            return None
+        return sorted(members, key=lambda tid: (at[tid], tid)), edges[0]
+
+    def joint_lead(self, term_id: str, text: str) -> str:
+        """The first member of :meth:`joint_statement`'s line (the search ranks the pair's members
+        by their other words, not by the line's order); else *term_id*."""
+        found = self.joint_statement(term_id, text)
+        return found[0][0] if found else term_id
 
     def nearest(self, text: str, limit: int = 5) -> list[str]:
         """Nearest term ids for an unanswerable slot (search hits, else fuzzy names)."""

@@ -536,3 +536,21 @@ def test_the_opposite_asked_with_no_name_is_the_topics_contrast(
     )
     assert a.citations and a.citations[0].term_id == "hyperscaler"
     assert not other.citations  # the opposite of something no term names: not the topic's
+
+
+@pytest.mark.slow
+def test_a_figure_stated_of_a_joint_pair_answers_with_the_pair(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """The search ranks 输出长度 first for "8K/1K"; 000 states the figure of the pair after a clause
+    each, input first: the answer is input's, with the line that says it quoted whole. (This engine
+    has no examples stage; for the English "What does 8K/1K mean on those charts?" it ranks other
+    terms first, which the bundled artifact's engine does not.)"""
+    assert (
+        real_engine.search("8K/1K 是什么意思？", "hybrid", limit=1).hits[0].term_id
+        == "output-sequence-length"
+    )
+    a = ask(glossary, real_engine, "8K/1K 是什么意思？")
+    assert a.citations[0].term_id == "input-sequence-length", a.terms
+    assert "8K/1K 表示长提示词配较短回答" in a.answer
+    assert "output-sequence-length" in a.terms

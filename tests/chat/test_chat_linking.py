@@ -117,3 +117,21 @@ def test_names_after_like_or_such_as_are_examples_not_the_subject(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.citations and a.citations[0].term_id == "microscaling-formats", [c.term_id for c in a.citations]
+
+
+def test_a_figure_stated_of_a_joint_pair_is_the_pair_in_the_lines_order(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """000 states 输入长度 and 输出长度 in one line, a clause each, then "8K/1K 表示长提示词配较短
+    回答" of both: a question about 8K/1K is about the pair, input first, whichever member the
+    search ranks first; a member's own clause or a word of it is no figure of the pair."""
+    linker = Linker(glossary, engine)
+    for member in ("input-sequence-length", "output-sequence-length"):
+        found = linker.joint_statement(member, "8k/1k mean on those charts")
+        assert found is not None
+        members, edge = found
+        assert members == ["input-sequence-length", "output-sequence-length"]
+        assert edge.origin == "paired-definition" and "8K/1K" in edge.evidence
+        assert linker.joint_lead(member, "8k/1k") == "input-sequence-length"
+    assert linker.joint_statement("output-sequence-length", "输出长度是什么") is None
+    assert linker.joint_statement("time-to-first-token", "8k/1k") is None  # no joint line

@@ -282,6 +282,13 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         # retrieval-first: an in-domain question whose words name no term ("pagedattn 原理",
         # "the thing that splits long prompts") is about the best hit of the search
         link = Link(ctx.decision.candidate, "search")
+    if link is not None and link.method in ("search", "context") and slot is not None:
+        # a figure the sources state of a jointly defined pair ("8K/1K") is the pair's, read in the
+        # line's order: the search ranks its members by their other words, and the conversation
+        # may be on either member
+        lead = ctx.linker.joint_lead(link.term_id, ctx.parsed.folded[slot.start : slot.end])
+        if lead != link.term_id:
+            link = Link(lead, "search", link.score)
     if link is not None:
         ctx.linked_by = link.method
     return link

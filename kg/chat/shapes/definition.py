@@ -46,6 +46,28 @@ def definition(ctx: Ctx) -> Answer:
     c.add(c.bold(term.id, full=True))
     c.definitions(term, max_defs=2 if facet != "measure" else 3)
     slot = ctx.parsed.slots[0] if ctx.parsed.slots else None
+    joint = (
+        ctx.linker.joint_statement(term.id, ctx.parsed.folded[slot.start : slot.end])
+        if link.method in ("search", "context") and slot is not None
+        else None
+    )
+    if joint is not None:
+        # "What does 8K/1K mean?": the line that says it of the pair, whole, beside the first member's
+        # own definitions
+        members, edge = joint
+        for other in members[1:]:
+            c.add(
+                t(
+                    ctx.lang,
+                    "between",
+                    a=c.bold(term.id),
+                    b=c.bold(other),
+                    src=c.src(edge.doc),
+                    q=c.q(edge.evidence),
+                )
+                + " "
+                + c.edge_marker(edge, other)
+            )
     others = other_terms(ctx, {term.id}, outside=None if link.method == "context" else slot)
     for other in others[:2]:
         for e in edges_between(g, term.id, other)[:1]:
