@@ -418,6 +418,9 @@ class Linker:
         head = _head(slot, spans, prefer) if spans else None
         if head is not None:
             return Link.mention(head), []
+        derived = self.derived_name(slot, spans) if in_domain else None
+        if derived is not None:
+            return derived, []
         hit = self.search_link(slot.text, in_domain=in_domain, alt=alt)
         if hit is not None:
             return hit, []
@@ -426,6 +429,30 @@ class Linker:
             if fb is not None:
                 return Link.mention(fb), []
         return None, self.nearest(slot.text)
+
+    def derived_name(self, slot: Slot, spans: list[Span]) -> Link | None:
+        """The term a participle before a name stands for: "disaggregated inference" is
+        Disaggregation, "pruned model" Pruning, "quantized inference" Quantization — a modifier
+        no name covers whose noun ("-ation", "-ion", "-ing" for "-ed") is one whole name of one
+        term. Without it the name the modifier narrows wins ("inference"), or a look-alike
+        ("aggregated serving" for "disaggregated serving")."""
+        text = fold(slot.text)
+        covered = [(s.start - slot.start, s.end - slot.start) for s in spans]
+        found: set[str] = set()
+        for m in re.finditer(r"\b[a-z][a-z-]{3,}ed\b", text):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            w = m.group()
+            stem = w[:-2] if not w.endswith("eed") else w
+            forms = {w[:-1] + "ion", stem + "ion", stem + "ation", stem + "ing", w[:-1] + "ing"}
+            if stem.endswith(stem[-1] * 2):  # "batched" → batching, "planned" → planning
+                forms.add(stem[:-1] + "ing")
+            for form in forms:
+                ids = {x.term_id for x in self.engine.matcher.exact(form)}
+                found |= ids if len(ids) == 1 else set()
+        if len(found) != 1:
+            return None
+        return Link(found.pop(), "search", 1.0)
 
     def search_link(self, text: str, *, in_domain: bool, alt: str | None = None) -> Link | None:
         """A top search hit for *text* (then for *alt*, the whole question) that passes the checks."""

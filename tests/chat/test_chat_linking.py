@@ -135,3 +135,32 @@ def test_a_figure_stated_of_a_joint_pair_is_the_pair_in_the_lines_order(
         assert linker.joint_lead(member, "8k/1k") == "input-sequence-length"
     assert linker.joint_statement("output-sequence-length", "输出长度是什么") is None
     assert linker.joint_statement("time-to-first-token", "8k/1k") is None  # no joint line
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What is disaggregated inference?", "disaggregation"),  # not Inference
+        ("What is disaggregated serving?", "disaggregation"),  # not the look-alike Aggregated serving
+        ("What's a pruned model?", "pruning"),
+        ("What's a fine-tuned model?", "fine-tuning"),
+        ("What is a quantized model?", "quantization"),
+    ],
+)
+def test_a_participle_before_a_name_stands_for_its_noun(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    linker = Linker(glossary, engine)
+    p = parse(question)
+    link, _ = linker.link_slot(p.slots[0], linker.analyse(p), in_domain=True)
+    assert link is not None and link.term_id == term
+
+
+def test_a_participle_whose_noun_is_no_name_links_nothing(glossary: Glossary, engine: SearchEngine) -> None:
+    linker = Linker(glossary, engine)
+    for question in (
+        "What is the shared memory?",
+        "What is a cached prompt?",
+    ):  # no "sharing", "caching" term
+        p = parse(question)
+        assert linker.derived_name(p.slots[0], linker.analyse(p).spans) is None, question
