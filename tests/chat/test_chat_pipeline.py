@@ -427,6 +427,29 @@ def test_typo_of_a_name_is_not_a_made_up_name(glossary: Glossary, engine: Search
 
 
 @pytest.mark.parametrize(
+    ("question", "grounded"),
+    [
+        ("什麼是 token 摺疊快取？", False),  # a glossary name in a compound the glossary lacks
+        ("什么是張量切分？", True),  # 张量 … : the best term's Chinese name holds the compound's characters
+        ("What is the thing that splits long prompts?", True),  # a description, not a would-be name
+    ],
+)
+def test_retrieval_first_is_no_answer_to_a_chinese_compound_no_term_names(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch, question: str, grounded: bool
+) -> None:
+    """When the slot links nothing, a definition is answered by the search's best term (retrieval
+    first), but not when the slot is a short Chinese compound holding a glossary name whose
+    characters that term's names contradict: a name the glossary lacks, refused with suggestions."""
+    from kg.chat.linking import Linker
+
+    monkeypatch.setattr(Linker, "search_link", lambda self, text, **kw: None)  # no slot search hit
+    a = answer(glossary, engine, question)
+    assert a.grounded is grounded, (a.terms, a.answer)
+    if not grounded:
+        assert a.suggestions  # the nearest terms, as for any name the glossary lacks
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What is the Google TPU?",  # capitalised, but the glossary's own text uses it

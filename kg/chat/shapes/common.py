@@ -8,7 +8,7 @@ import re
 from kg.chat.compose import Composer, t
 from kg.chat.context import Ctx
 from kg.chat.intents import Slot
-from kg.chat.linking import _EN_STOP, Link
+from kg.chat.linking import _EN_STOP, Link, consistent
 from kg.chat.model import Answer
 from kg.chat.references import only_pronoun, pronoun_in
 from kg.model import Term
@@ -278,7 +278,13 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         link = Link(ctx.decision.candidate, "search")
     if link is None and ctx.referent and ctx.parsed.intent not in ("definition", "abbreviation"):
         link = Link(ctx.referent, "context")
-    if link is None and ctx.in_domain and ctx.decision is not None and ctx.decision.candidate:
+    if (
+        link is None
+        and ctx.in_domain
+        and ctx.decision is not None
+        and ctx.decision.candidate
+        and not _unknown_name(ctx, slot, ctx.decision.candidate)
+    ):
         # retrieval-first: an in-domain question whose words name no term ("pagedattn 原理",
         # "the thing that splits long prompts") is about the best hit of the search
         link = Link(ctx.decision.candidate, "search")
@@ -292,6 +298,25 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     if link is not None:
         ctx.linked_by = link.method
     return link
+
+
+def _unknown_name(ctx: Ctx, slot: Slot | None, candidate: str) -> bool:
+    """ "什么是 token 折叠缓存？": a definition asked of a short phrase — a would-be name, not a
+    description — that no name covers and whose words the search's best term's names contradict
+    (:func:`kg.chat.linking.consistent`): a name the glossary does not have, not that term."""
+    if slot is None or ctx.parsed.intent != "definition" or ctx.parsed.facet or ctx.used_context:
+        return False
+    text = ctx.parsed.folded[slot.start : slot.end]
+    spans = ctx.linker.spans_in(ctx.analysis, slot)
+    if sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff") < 4 or not spans:
+        return False  # a compound of a glossary name and words of its own; English ones are
+        # name-shaped words the linker already calls unknown ("FlashDecode-Turbo")
+    if described_words(ctx, slot) > 2:
+        return False  # a description: search answers it
+    own = [sp for sp in spans if sp.term_id == candidate]
+    if own and re.search(r"[\u4e00-\u9fff]{2}", ctx.parsed.folded[own[-1].end : slot.end]):
+        return True  # the candidate is the compound's modifier (a Chinese compound ends on its head)
+    return not consistent(text, ctx.glossary.terms[candidate])
 
 
 #: "Medusa 也需要单独的草稿模型吗？", "ONNX 算 IR 的一种吗？": a yes/no question whose first name is its
