@@ -1325,3 +1325,21 @@ def test_a_name_written_apart_or_a_degree_written_on(glossary: Glossary, questio
     from kg.chat.normalize import _join_split_names
 
     assert _join_split_names(question, known_words(glossary)) == text
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("Which phase mainly determines TTFT?", "prefill"),  # TTFT: "…对应 prefill 阶段"
+        ("Which phase does TPOT correspond to?", "decode"),  # TPOT: "…对应 decode 阶段"
+    ],
+)
+@pytest.mark.slow
+def test_a_which_question_for_a_kind_answers_with_the_term_its_subject_says_is_of_it(
+    glossary: Glossary, real_engine: SearchEngine, question: str, term: str
+) -> None:
+    """The subject's own definition names the answer right before the kind asked for ("prefill
+    阶段" for "which phase"): that term answers, whatever the search ranks first (it ranked TPOT,
+    TTFT's neighbour, for the first question)."""
+    a = answer(glossary, real_engine, question)
+    assert a.intent == "which" and a.citations[0].term_id == term, a.terms

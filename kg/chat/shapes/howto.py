@@ -13,7 +13,7 @@ from kg.chat.shapes.common import finish, other_terms, ranked_neighbours, refuse
 from kg.chat.shapes.definition import definition
 from kg.chat.shapes.mentioned import not_defined
 from kg.store import Glossary
-from kg.textnorm import name_key
+from kg.textnorm import fold, name_key
 
 
 def howto(ctx: Ctx) -> Answer:
@@ -115,6 +115,58 @@ _BESIDES = re.compile(
 )
 
 
+#: The Chinese word of a kind a "which" question asks for ("which phase" → 阶段), as the sources
+#: write it after a name ("对应 prefill 阶段").
+_KIND_ZH = {
+    "phase": "阶段",
+    "stage": "阶段",
+    "engine": "引擎",
+    "format": "格式",
+    "metric": "指标",
+    "unit": "单元",
+    "layer": "层",
+    "chip": "芯片",
+    "library": "库",
+    "framework": "框架",
+    "compiler": "编译器",
+    "protocol": "协议",
+    "algorithm": "算法",
+}
+_WHICH_KIND = re.compile(
+    r"\b(?:which|what)\s+(?P<en>[a-z]+?)s?\b|哪(?:一|个|种|一个|一种)?\s*(?P<zh>[\u4e00-\u9fff]{1,3}?)(?=[\s，,。？?]|$|[决是负对里中上会能用叫])"
+)
+
+
+def class_stated(ctx: Ctx) -> str | None:
+    """ "Which phase mainly determines TTFT?": the one term that the own definitions of the one
+    term the question names give right before the kind asked for — TTFT's "对应 prefill 阶段" —
+    whatever the search ranks first. Not in a follow-up about the term under discussion, whose
+    answer leads with that term."""
+    m = _WHICH_KIND.search(ctx.parsed.folded)
+    if m is None:
+        return None
+    kind = _KIND_ZH.get(m.group("en") or "", "") if m.group("en") else (m.group("zh") or "")
+    if not kind or kind not in _KIND_ZH.values():
+        return None
+    if ctx.used_context:
+        return None  # "Which phase mainly determines it?": the term under discussion leads the answer
+    subjects = list(dict.fromkeys(ctx.retrieval.named if ctx.retrieval else []))
+    if len(subjects) != 1:
+        return None
+    g = ctx.glossary
+    subject = subjects[0]
+    found: set[str] = set()
+    for d in g.terms[subject].definitions:
+        text = fold(d.text)
+        for tid in g.neighbours(subject):
+            if tid == subject or tid not in g.terms:
+                continue
+            for n in g.terms[tid].all_names():
+                if len(n) >= 2 and re.search(rf"(?<![a-z0-9]){re.escape(fold(n))}\s*{kind}", text):
+                    found.add(tid)
+    return found.pop() if len(found) == 1 else None
+
+
 def which(ctx: Ctx) -> Answer:
     """ "Which technique fixes KV-cache fragmentation?": the term whose definition answers it.
 
@@ -144,6 +196,9 @@ def which(ctx: Ctx) -> Answer:
     found = _answer_term(ctx)
     if found is not None and found in ctx.referents and _BESIDES.search(ctx.parsed.folded):
         found = None
+    typed = class_stated(ctx)
+    if typed is not None:
+        found = typed
     if found is None and ctx.referent:
         return definition(ctx)  # "第三个是哪家出的？": nothing linked fits; about the term itself
     found = found or (ctx.decision.candidate if ctx.decision else None)
