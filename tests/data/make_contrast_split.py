@@ -48,40 +48,13 @@ def name_pair(p: LabelledPair) -> frozenset[str]:
     return frozenset((fold(p.a[0]), fold(p.b[0])))
 
 
-#: The earlier dev splits each split is deduplicated against.
+#: The contrast dev splits in the order they were written; each new split is deduplicated against
+#: every one before it.
+ORDER = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8")
 EARLIER = {
-    "dev3": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl"),
-    "dev4": ("contrast_pairs.jsonl", "contrast_pairs_dev2.jsonl", "contrast_pairs_dev3.jsonl"),
-    "dev5": (
-        "contrast_pairs.jsonl",
-        "contrast_pairs_dev2.jsonl",
-        "contrast_pairs_dev3.jsonl",
-        "contrast_pairs_dev4.jsonl",
-    ),
-    "dev6": (
-        "contrast_pairs.jsonl",
-        "contrast_pairs_dev2.jsonl",
-        "contrast_pairs_dev3.jsonl",
-        "contrast_pairs_dev4.jsonl",
-        "contrast_pairs_dev5.jsonl",
-    ),
-    "dev7": (
-        "contrast_pairs.jsonl",
-        "contrast_pairs_dev2.jsonl",
-        "contrast_pairs_dev3.jsonl",
-        "contrast_pairs_dev4.jsonl",
-        "contrast_pairs_dev5.jsonl",
-        "contrast_pairs_dev6.jsonl",
-    ),
-    "dev8": (
-        "contrast_pairs.jsonl",
-        "contrast_pairs_dev2.jsonl",
-        "contrast_pairs_dev3.jsonl",
-        "contrast_pairs_dev4.jsonl",
-        "contrast_pairs_dev5.jsonl",
-        "contrast_pairs_dev6.jsonl",
-        "contrast_pairs_dev7.jsonl",
-    ),
+    name: tuple("contrast_pairs.jsonl" if e == "dev" else f"contrast_pairs_{e}.jsonl" for e in ORDER[:i])
+    for i, name in enumerate(ORDER)
+    if i >= 2
 }
 
 

@@ -8,6 +8,7 @@ from kg.chat.compose import Composer, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.model import Answer
 from kg.chat.shapes.common import finish, one_term, other_terms, ranked_neighbours
+from kg.model import Edge
 from kg.textnorm import has_cjk, name_key
 
 _COORDINATOR = re.compile(r"^\s*(?:,|，|、|/|&|和|与|跟|及|以及|and|or|vs\.?|versus)\s*$")
@@ -56,34 +57,11 @@ def definition(ctx: Ctx) -> Answer:
         # own definitions
         members, edge = joint
         for other in members[1:]:
-            c.add(
-                t(
-                    ctx.lang,
-                    "between",
-                    a=c.bold(term.id),
-                    b=c.bold(other),
-                    src=c.src(edge.doc),
-                    q=c.q(edge.evidence),
-                )
-                + " "
-                + c.edge_marker(edge, other)
-            )
+            _between(ctx, c, term.id, other, edge)
     others = other_terms(ctx, {term.id}, outside=None if link.method == "context" else slot)
     for other in others[:2]:
         for e in edges_between(g, term.id, other)[:1]:
-            marker = c.edge_marker(e, other)
-            c.add(
-                t(
-                    ctx.lang,
-                    "between",
-                    a=c.bold(term.id),
-                    b=c.bold(other),
-                    src=c.src(e.doc),
-                    q=c.q(e.evidence),
-                )
-                + " "
-                + marker
-            )
+            _between(ctx, c, term.id, other, e)
     neighbours = ranked_neighbours(ctx, term.id, others)
     related = c.related_names(term.id, neighbours, limit=4)
     if related:
@@ -96,6 +74,16 @@ def definition(ctx: Ctx) -> Answer:
     if neighbours:
         follow.append(c.follow("define", neighbours[0]))
     return finish(ctx, c, "definition", follow)
+
+
+def _between(ctx: Ctx, c: Composer, term_id: str, other: str, edge: Edge) -> None:
+    """ "**A** and **B** (source): 「evidence」 [n]": what the sources say between two terms."""
+    marker = c.edge_marker(edge, other)
+    c.add(
+        t(ctx.lang, "between", a=c.bold(term_id), b=c.bold(other), src=c.src(edge.doc), q=c.q(edge.evidence))
+        + " "
+        + marker
+    )
 
 
 def names(ctx: Ctx, c: Composer, term_id: str) -> Answer:
