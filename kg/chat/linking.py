@@ -28,7 +28,7 @@ from kg.search.labels import Span
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk, is_cjk_char
 
-__all__ = ["MIN_SEARCH_SCORE", "Analysis", "Link", "Linker", "linker_for"]
+__all__ = ["MIN_SEARCH_SCORE", "Analysis", "Link", "Linker", "joint_line", "linker_for"]
 
 #: Lowest fused search score (weighted RRF + bonuses, see :mod:`kg.search.engine`) at which a
 #: search-only hit may ground an answer: the dense stage's own top hit (3 / (5 + 1) = 0.5).
@@ -472,28 +472,18 @@ class Linker:
         together after each has its own clause: "输入长度是…，输出长度是…；8K/1K 表示长提示词配较短
         回答" — "8K/1K" is the pair's. Only figures count (a word with a digit): words are the
         members' own."""
-        g = self.glossary
-        edges = [e for e in g.edges_of(term_id, ("confused_with",)) if e.origin == "paired-definition"]
-        if not edges:
+        line = joint_line(self.glossary, term_id)
+        if line is None:
             return None
-        doc, line = edges[0].doc, edges[0].line
-        line_text = fold(edges[0].evidence)
-        members = {term_id} | {
-            e.source if e.target == term_id else e.target for e in edges if (e.doc, e.line) == (doc, line)
-        }
-
-        def position(tid: str) -> int:
-            found = [line_text.find(fold(n)) for n in g.terms[tid].all_names() if len(n) >= 2]
-            return min((i for i in found if i >= 0), default=-1)
-
-        at = {tid: position(tid) for tid in members}
+        members, edge, at = line
         if min(at.values()) < 0:
             return None  # a member the line names by no name of its node: no order to read
         last_name = max(at.values())
+        line_text = fold(edge.evidence)
         words = [w for w in re.findall(r"[a-z0-9][a-z0-9/.:+-]*[a-z0-9]", fold(text)) if re.search(r"\d", w)]
         if not any(line_text.find(w, last_name) > last_name for w in words):
             return None
-        return sorted(members, key=lambda tid: (at[tid], tid)), edges[0]
+        return members, edge
 
     def joint_lead(self, term_id: str, text: str) -> str:
         """The first member of :meth:`joint_statement`'s line (the search ranks the pair's members
@@ -635,6 +625,29 @@ def _latin_tokens(text: str) -> list[str]:
 
 def _cjk_chars(text: str) -> str:
     return "".join(ch for ch in fold(text) if is_cjk_char(ch) and ch not in _ZH_STOP)
+
+
+def joint_line(glossary: Glossary, term_id: str) -> tuple[list[str], Edge, dict[str, int]] | None:
+    """The source line that defines *term_id* together with its siblings ("AllReduce / AllGather /
+    All-to-All …", "输入长度是…，输出长度是…"): its members in the order the line names them, its
+    ``paired-definition`` edge, and where in the folded line each member's first name stands (-1:
+    named by no name of its node, ordered last); None if *term_id* has no such line."""
+    edges = [e for e in glossary.edges_of(term_id, ("confused_with",)) if e.origin == "paired-definition"]
+    if not edges:
+        return None
+    doc, line = edges[0].doc, edges[0].line
+    text = fold(edges[0].evidence)
+    members = {term_id} | {
+        e.source if e.target == term_id else e.target for e in edges if (e.doc, e.line) == (doc, line)
+    }
+
+    def position(tid: str) -> int:
+        found = [text.find(fold(n)) for n in glossary.terms[tid].all_names() if len(n) >= 2]
+        return min((i for i in found if i >= 0), default=-1)
+
+    at = {tid: position(tid) for tid in members}
+    order = sorted(members, key=lambda tid: (at[tid] if at[tid] >= 0 else len(text), tid))
+    return order, edges[0], at
 
 
 def consistent(text: str, term: Term) -> bool:

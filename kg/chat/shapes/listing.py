@@ -7,6 +7,7 @@ import re
 from kg.chat.compose import Composer, member_part, t
 from kg.chat.context import Ctx
 from kg.chat.intents import LIST_CLASS_TAIL, Slot
+from kg.chat.linking import joint_line
 from kg.chat.model import Answer
 from kg.chat.references import pronoun_in
 from kg.chat.shapes.common import finish, refuse
@@ -131,20 +132,8 @@ def _joint_group(ctx: Ctx, term: str) -> tuple[list[str], str]:
     """The members of a source line that defines *term* together with its siblings ("AllReduce /
     AllGather / All-to-All 分布式集合通信原语…"), in the order the line names them, and the line's
     text; ``([], "")`` if none."""
-    g = ctx.glossary
-    edges = [e for e in g.edges_of(term, ("confused_with",)) if e.origin == "paired-definition"]
-    if not edges:
-        return [], ""
-    doc, line, text = edges[0].doc, edges[0].line, fold(edges[0].evidence)
-    members = {term} | {
-        e.source if e.target == term else e.target for e in edges if (e.doc, e.line) == (doc, line)
-    }
-
-    def position(tid: str) -> int:
-        found = [text.find(fold(n)) for n in g.terms[tid].all_names() if len(n) >= 2]
-        return min([i for i in found if i >= 0], default=len(text))
-
-    return sorted(members, key=lambda tid: (position(tid), tid)), edges[0].evidence
+    line = joint_line(ctx.glossary, term)
+    return (line[0], line[1].evidence) if line is not None else ([], "")
 
 
 def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
