@@ -8,7 +8,10 @@ Order of the rules (each says why it wins):
 3. a question that continues the conversation (its pronoun resolved to the topic) is in the
    domain of the term under discussion (unless its only link is a demonstrative and the
    refusal model is sure it is not: :data:`CONTEXT_REFUSAL_FACTOR`);
-4. a question whose core is exactly a glossary name is in the domain, and so is a comparison
+4. a comparison one of whose sides is a glossary name under a Chinese modifier no glossary
+   text uses ("飞梭引擎和 vLLM 有什么区别？") is refused: that side is a name the glossary lacks
+   (a Latin one is not: "vLLM vs LMDeploy" may name a real product, and is answered as below);
+   a question whose core is exactly a glossary name is in the domain, and so is a comparison
    one of whose sides is exactly a glossary name (the answer says which side is unknown), and
    a question whose pronoun points at a glossary name it gives ("X - how does it apply …");
 5. a definition of a name-shaped word the glossary has never seen, nor any name like it
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kg.chat.counterpart import asks_counterpart, asks_opposite
-from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, asks_bare_examples
+from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, Slot, asks_bare_examples
 from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
 from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
@@ -361,13 +364,17 @@ def _names_share_head(engine: SearchEngine, head: str) -> bool:
     return sum(bool(rx.search(n)) for n in names) >= 2
 
 
-def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+def _made_up_subject(
+    engine: SearchEngine, parsed: Parsed, analysis: Analysis, slot: Slot | None = None
+) -> bool:
     """The subject of a definition is a name nothing in the glossary resembles, alone or as the
     variant of a known concept: "What is FooBar-9?", "What is Mamba-3 attention?" — not "4-bit 的
-    NVFP4" (a known name, described) nor "RDMA 跟普通 TCP 比" (a comparison)."""
-    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
-        return False
-    slot = parsed.slots[0]
+    NVFP4" (a known name, described) nor "RDMA 跟普通 TCP 比" (a comparison). With *slot*, the
+    same of that slot whatever the question's intent (a side of a comparison)."""
+    if slot is None:
+        if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+            return False
+        slot = parsed.slots[0]
     f = parsed.folded
     unknown = list(zip(analysis.unknown, analysis.unknown_ranges, strict=True))
     unknown += analysis.capitalised
@@ -384,15 +391,19 @@ def _made_up_subject(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -
     return False
 
 
-def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+def _coined_variant(
+    engine: SearchEngine, parsed: Parsed, analysis: Analysis, slot: Slot | None = None
+) -> bool:
     """The subject of a definition is a glossary name under a Chinese modifier (two to six
     characters) with a word no glossary text (names or definitions) contains: "回旋解码是什么？",
     "量子折叠量化是什么？" — a variant the glossary does not define, so defining the bare concept
     would answer another question. A modifier the texts use ("流式分页注意力") is no such coinage,
-    and neither is a name the matcher knows as a whole ("动态批处理")."""
-    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
-        return False
-    slot = parsed.slots[0]
+    and neither is a name the matcher knows as a whole ("动态批处理"). With *slot*, the same of
+    that slot whatever the question's intent."""
+    if slot is None:
+        if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+            return False
+        slot = parsed.slots[0]
     f = parsed.folded
     inside = [s for s in analysis.spans if slot.start <= s.start and s.end <= slot.end]
     if not inside:
@@ -420,11 +431,19 @@ def _coined_variant(engine: SearchEngine, parsed: Parsed, analysis: Analysis) ->
     return n_tokens > 0 and known < n_tokens
 
 
+def _compares_a_made_up_name(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """A side of a comparison is a made-up name (:func:`_made_up_subject`, :func:`_coined_variant`
+    of that side's slot): "Is ZephyrAttn-3 faster than RadixAttention?", "飞梭引擎和 vLLM 有什么区别？"."""
+    if parsed.intent != "comparison" or len(parsed.slots) < 2:
+        return False
+    return any(_coined_variant(engine, parsed, analysis, slot) for slot in parsed.slots[:2])
+
+
 #: What may follow an unknown name that heads a definition's subject: one or two plain words,
 #: then the end or a prepositional tail ("ShardSpill offloading in multi-node serving",
 #: "Quantum KV Lattice technique for long-context serving").
 _HEAD_NOUN_TAIL = re.compile(
-    r"^(?:[\s-]+[a-z][a-z-]*){1,2}\s*(?:$|(?:in|for|on|of|with|at|from|used|inside|within)\b)"
+    r"^(?:[\s-]+[a-z][a-z-]*){0,2}\s*(?:$|(?:in|for|on|of|with|at|from|used|inside|within)\b)"
 )
 
 
@@ -504,6 +523,10 @@ def decide(
             # charts?") is in the domain whatever its demonstrative points at
             return Decision("refuse", False, "model_context", p, candidate, feats)
         return Decision("answer", True, "context", p, candidate, feats)
+    if _compares_a_made_up_name(engine, parsed, analysis):
+        # "What's the difference between StrideFold Attention and FlashAttention?": one side is a
+        # name the glossary has never seen; the other side's definition compares it with nothing
+        return Decision("refuse", False, "unknown_name", p, candidate, feats)
     if feats["exact"] and feats["unknown"] == 0:
         return Decision("answer", True, "exact", p, candidate, feats)
     if _names_a_term(engine, parsed):

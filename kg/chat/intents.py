@@ -702,6 +702,21 @@ _f(
     r"highest|lowest|newest|oldest|latest|earliest|simplest|shortest|longest|closest|nearest|"
     r"(?:most|least) [a-z-]+) [a-z].+)$",
 )
+# "What is eating all my GPU memory …?", "What's slowing down my decode?", "到底是啥在占显存？": the
+# asker describes what something does to a term and asks for the doer — not "What is batching in
+# vLLM?", a gerund name (a participle here takes an object: a determiner follows it)
+_f(
+    "which",
+    None,
+    r"^what(?:'s| is| are) (?P<x>[a-z]+ing (?:(?:up|down|out|away|off|through|into) )?"
+    r"(?:all|my|our|the|so|this|that|your|these|those|most|much|its|their)\b.*)$",
+)
+_f(
+    "which",
+    None,
+    r"^(?P<x>(?:.*[，,；;]\s*)?(?:到底|究竟)?(?:是)?(?:啥|什么东西|什么)(?:在|会|一直在)?"
+    r"(?:占|占用|吃|吃掉|拖慢|拖累|卡住|卡着|消耗|耗掉|主导|限制).+)$",
+)
 _f(
     "which",
     None,

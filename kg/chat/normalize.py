@@ -92,12 +92,36 @@ def _tw2sp():  # pragma: no cover - trivial
     return opencc.OpenCC("tw2sp")
 
 
-def from_taiwan(text: str) -> str:
-    """Traditional (Taiwan) → Simplified with mainland wording, for linking and search."""
-    out = str(_tw2sp().convert(text))
+def from_taiwan(text: str, names: Iterable[str] = ()) -> str:
+    """Traditional (Taiwan) → Simplified with mainland wording, for linking and search.
+
+    *names*: Chinese glossary names (Simplified). Where one of them is what the characters say,
+    converted one by one (``t2s``), it is kept as it is: the phrase conversion rewords some of
+    them into another mainland word ("離線推理" → 脱机推理, not the glossary's 离线推理)."""
+    from kg.textnorm import to_simplified
+
+    chars = to_simplified(text)
+    kept: list[tuple[int, int]] = []
+    if len(chars) == len(text):  # character by character: the offsets are the question's
+        for name in sorted(names, key=len, reverse=True):
+            start = chars.find(name)
+            while start >= 0:
+                end = start + len(name)
+                if all(end <= a or b <= start for a, b in kept):
+                    kept.append((start, end))
+                start = chars.find(name, end)
+    pieces, cursor = [], 0
+    for a, b in sorted(kept):
+        pieces += [_tw_words(str(_tw2sp().convert(text[cursor:a]))), chars[a:b]]
+        cursor = b
+    pieces.append(_tw_words(str(_tw2sp().convert(text[cursor:]))))
+    return "".join(pieces)
+
+
+def _tw_words(text: str) -> str:
     for tw, cn in _TW_WORDS:
-        out = out.replace(tw, cn)
-    return out
+        text = text.replace(tw, cn)
+    return text
 
 
 @lru_cache(maxsize=1)
@@ -593,7 +617,7 @@ def normalize(
         text = correct_in_names(text, glossary)
     traditional = is_traditional(original)
     if traditional:
-        text = from_taiwan(text)
+        text = from_taiwan(text, _zh_names(glossary).names if glossary is not None else ())
     if glossary is not None:
         text = correct_chinese(text, glossary)
     return Question(original, text, traditional, tuple(warnings), pinyin)

@@ -289,6 +289,11 @@ def test_chinese_ordinals_stand_for_items_not_determine_nouns(question: str, ord
         # a superlative picks one term of a kind
         ("What's the smallest unit of execution on a GPU?", ["smallest unit of execution on a gpu"]),
         ("What is the most common quantization format?", ["most common quantization format"]),
+        # the doer of what the question describes
+        ("What's slowing down my decode?", ["slowing down my decode"]),
+        ("What is eating all my GPU memory?", ["eating all my gpu memory"]),
+        ("上下文一长显存就被吃光，到底是啥在占显存？", ["上下文一长显存就被吃光"]),  # its first clause
+        ("什么东西占用了显存？", ["什么东西占用了显存"]),
     ],
 )
 def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[str]) -> None:
@@ -305,6 +310,10 @@ def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[st
         # "best" is left out of the superlatives: it is how off-topic advice is asked
         "What's the best batch size for baking chocolate chip cookies?",
         "What's the request rate of this benchmark?",
+        # a gerund name, not a participle taking an object
+        "What is batching in vLLM?",
+        "What is padding?",
+        "什么是占用率？",
     ],
 )
 def test_questions_about_a_named_thing_stay_off_the_which_frame(question: str) -> None:

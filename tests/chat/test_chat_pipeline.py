@@ -99,6 +99,14 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     assert not normalize("KV 缓存是什么", known_words(glossary)).traditional
 
 
+def test_taiwan_phrase_conversion_keeps_the_glossarys_own_names(glossary: Glossary) -> None:
+    """OpenCC's tw2sp rewords 離線 as 脱机; where the characters, converted one by one, are a
+    glossary name (离线推理) that name is kept; the rest is still reworded (快取 → 缓存)."""
+    q = normalize("在線推理和離線推理有什麼區別？KV 快取呢", known_words(glossary), glossary=glossary)
+    assert "离线推理" in q.text and "在线推理" in q.text and "缓存" in q.text
+    assert "脱机" not in q.text
+
+
 @pytest.mark.parametrize(
     ("question", "text"),
     [
@@ -406,6 +414,7 @@ def test_which_vendor_neutral_asks_for_a_term_not_a_vendor() -> None:
         # a capitalised word no glossary text uses heads the subject
         ("What is the Marlin kernel for INT4 inference?", "unknown_name"),
         ("What is ShardSpill offloading in multi-node serving?", "unknown_name"),
+        ("What is PrismCore in TPU chips?", "unknown_name"),  # the name alone, then where it is
         # two name words run together that name nothing: a new name, not a typo of either
         ("What is an attention sink in StreamingLLM?", "unknown_name"),
         # a request for entertainment, whatever term it names
@@ -459,6 +468,32 @@ def test_retrieval_first_is_no_answer_to_a_chinese_compound_no_term_names(
 def test_known_words_are_no_made_up_subject(glossary: Glossary, engine: SearchEngine, question: str) -> None:
     a = answer(glossary, engine, question)
     assert a.decision["reason"] != "unknown_name" and a.grounded
+
+
+@pytest.mark.parametrize(
+    ("question", "made_up"),
+    [
+        ("双螺旋并行和张量并行有什么区别？", True),  # 双螺旋 is in no glossary text
+        ("蜂巢分片注意力和 PagedAttention 有什么区别？", True),
+        ("数据并行和张量并行有什么区别？", False),  # two names
+        # a Latin name the glossary lacks may be a real product ("vLLM vs LMDeploy"): the known
+        # side is answered, and the answer says which side it has no term for
+        ("How does SGLang stack up against MLC-LLM?", False),
+    ],
+)
+def test_a_comparison_with_a_coined_chinese_side_is_refused(
+    glossary: Glossary, engine: SearchEngine, question: str, made_up: bool
+) -> None:
+    """A side that is a glossary name under a Chinese modifier no glossary text uses (see
+    ``_coined_variant``) makes the comparison one the glossary cannot draw: the answer says so
+    and suggests terms, instead of the other side's definition."""
+    a = answer(glossary, engine, question)
+    assert (a.decision["reason"] == "unknown_name") is made_up, a.decision
+    assert bool(a.citations) is not made_up
+    if made_up:
+        assert a.suggestions
+    elif "MLC" in question:
+        assert "mlc-llm" in a.answer.lower() and a.citations[0].term_id == "sglang"
 
 
 @pytest.mark.parametrize(
@@ -600,6 +635,29 @@ def test_refusal_model_learns_from_examples(glossary: Glossary, engine: SearchEn
     assert model.encoder_id == "hash:64"
     with pytest.raises(ValueError, match="in-domain and out-of-domain"):
         fit_refusal_model(glossary, engine, [("什么是 TTFT", True)] * 3)
+
+
+def test_a_quick_fit_samples_each_class_in_its_share_and_is_keyed_apart(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GLOSSARY_REFUSAL_SAMPLE`` (the build-pipeline tests' quick fits): the same stratified
+    sample every time, and a cache key of its own, so a full fit is never read as a quick one."""
+    from kg.chat.refusal import SAMPLE_ENV, refusal_key, training_examples
+
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    full = training_examples()
+    full_key = refusal_key(glossary, engine)
+    assert full == load_examples()
+    monkeypatch.setenv(SAMPLE_ENV, "400")
+    sample = training_examples()
+    assert len(sample) == 400 and sample == training_examples() and set(sample) <= set(full)
+    share = sum(label for _, label in full) / len(full)
+    assert abs(sum(label for _, label in sample) / 400 - share) < 0.01
+    assert refusal_key(glossary, engine) not in (None, full_key)
+    for bad, message in (("many", "a number"), ("20", "at least")):
+        monkeypatch.setenv(SAMPLE_ENV, bad)
+        with pytest.raises(ValueError, match=message):
+            training_examples()
 
 
 def test_training_data_is_current_and_never_from_the_test_split() -> None:
