@@ -13,7 +13,7 @@ import pytest
 
 from kg.build import BuildResult, build_graph
 from tests.chat.redis_server import redis_server
-from tests.refusal_cache import seed_refusal_cache
+from tests.refusal_cache import QUICK_SAMPLE, seed_refusal_cache
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +46,44 @@ def hash_artifact(tmp_path_factory: Any) -> Path:
     cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
     subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
     return out
+
+
+@pytest.fixture(scope="session")
+def quick_hash_artifact(tmp_path_factory: Any) -> Path:
+    """:func:`hash_artifact` with its refusal model fitted on the quick sample."""
+    import os
+
+    from kg.chat.refusal import SAMPLE_ENV
+
+    out = tmp_path_factory.mktemp("quick-hash-artifact") / "artifact"
+    cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
+    env = {**os.environ, SAMPLE_ENV: QUICK_SAMPLE}
+    subprocess.run(
+        cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1], env=env
+    )
+    return out
+
+
+@pytest.fixture
+def quick_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refusal models fitted in this test (and the processes it starts) sample the training
+    questions: for tests of when a model is fitted, carried or cached — the build pipeline —
+    not of how well it refuses."""
+    from kg.chat.refusal import SAMPLE_ENV
+
+    monkeypatch.setenv(SAMPLE_ENV, QUICK_SAMPLE)
+
+
+@pytest.fixture
+def quick_cache_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_fits: None, quick_hash_artifact: Path
+) -> Path:
+    """:func:`seeded_cache_home` for quick fits: the cache holds the quick model of the bundled
+    corpus (``hash:64``), and every fit of the test is a quick one."""
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    seed_refusal_cache(quick_hash_artifact)
+    return home
 
 
 @pytest.fixture

@@ -6,6 +6,11 @@ import json
 import os
 from pathlib import Path
 
+#: Training questions a quick refusal fit samples (``GLOSSARY_REFUSAL_SAMPLE``, kg/chat/refusal.py):
+#: about 10 s a fit instead of about 45 s with the hashing encoder. For tests of when a model is
+#: fitted, carried or cached (the build pipeline), not of how well it refuses.
+QUICK_SAMPLE = "400"
+
 
 def seed_refusal_cache(artifact: Path) -> str:
     """Put the refusal model of *artifact* in the refusal-model cache of the current

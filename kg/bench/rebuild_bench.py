@@ -80,11 +80,11 @@ def edit_entry(corpus: Path, definition: tuple[int, str], tag: str, source: str 
 def refusal_agreement(builder: Builder, carried: Any, refit: Any) -> dict[str, Any]:
     """Decisions of the carried and the refit refusal model on the training questions, with the
     features of the graph the builder last published."""
-    from kg.chat.refusal import features_of, load_examples
+    from kg.chat.refusal import features_of, training_examples
 
     glossary, engine = builder.last_built()
     same = answered_old = answered_new = 0
-    examples = load_examples()
+    examples = training_examples()
     for text, _label in examples:
         feats, vector, body = features_of(glossary, engine, text)
         a, _ = carried.in_domain(dict(feats), vector, text=body)

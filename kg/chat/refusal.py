@@ -362,6 +362,52 @@ def load_examples(path: Path = TRAINING_DATA) -> list[tuple[str, bool]]:
     return out
 
 
+#: Environment variable: fit on a stratified sample of this many training questions instead of
+#: all of them. The tests of the build pipeline (rebuilds, watch, imports) set it, since what
+#: they check is when a model is fitted, carried or cached, not how well it refuses: a fit then
+#: takes seconds instead of most of a minute. The sample size is part of the fit's cache key,
+#: and ``trained_on["examples"]`` records how many questions a model saw.
+SAMPLE_ENV = "GLOSSARY_REFUSAL_SAMPLE"
+#: The smallest sample accepted (both classes need enough questions for five folds).
+MIN_SAMPLE = 100
+
+
+def training_sample() -> int | None:
+    """The sample size :data:`SAMPLE_ENV` asks for, None when unset (a fit on every question)."""
+    raw = os.environ.get(SAMPLE_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"{SAMPLE_ENV} must be a number of training questions, not {raw!r}") from None
+    if n < MIN_SAMPLE:
+        raise ValueError(f"{SAMPLE_ENV} must be at least {MIN_SAMPLE} (got {n})")
+    return n
+
+
+def stratified_sample(examples: Sequence[tuple[str, bool]], n: int) -> list[tuple[str, bool]]:
+    """*n* of *examples*, each class in its own share, chosen with a fixed seed and kept in the
+    file's order (the same sample on every machine)."""
+    if n >= len(examples):
+        return list(examples)
+    y = np.array([label for _, label in examples], dtype=bool)
+    rng = np.random.default_rng(0)
+    keep: list[int] = []
+    for cls in (True, False):
+        idx = np.flatnonzero(y == cls)
+        k = max(1, round(n * idx.size / y.size))
+        keep.extend(int(i) for i in rng.permutation(idx)[:k])
+    return [examples[i] for i in sorted(keep)]
+
+
+def training_examples() -> list[tuple[str, bool]]:
+    """The packaged training questions, or the sample :data:`SAMPLE_ENV` asks for."""
+    examples = load_examples()
+    n = training_sample()
+    return stratified_sample(examples, n) if n is not None else examples
+
+
 def name_prior(counts: dict[str, list[int]], base_rate: float, names: Sequence[str]) -> float:
     """Max over *names* of (in-domain + w·base) / (all + w), w = :data:`NAME_PRIOR_WEIGHT`."""
     best = None
@@ -455,6 +501,9 @@ def _cache_key(glossary: Glossary, engine: SearchEngine) -> str | None:
     )
     for part in (TRAINING_DATA.read_bytes(), engine.dense.spec.encode(), *(p.read_bytes() for p in code)):
         h.update(hashlib.sha256(part).digest())
+    sample = training_sample()
+    if sample is not None:  # a fit on a sample is another model (the key of a full fit is unchanged)
+        h.update(f"sample={sample}".encode())
     if engine.examples is not None:  # the examples stage's questions move the search's scores
         h.update(hashlib.sha256("\n".join(engine.examples.texts).encode()).digest())
     for tid in sorted(glossary.terms):
@@ -545,7 +594,7 @@ def _fit(
         from sklearn.preprocessing import StandardScaler
     except ImportError as exc:  # pragma: no cover - scikit-learn is a core dependency
         raise RuntimeError("training the refusal model needs scikit-learn: pip install scikit-learn") from exc
-    examples = list(examples if examples is not None else load_examples())
+    examples = list(examples if examples is not None else training_examples())
     rows: list[tuple[dict[str, float], np.ndarray | None, list[str], str]] = []
     for i in range(0, len(examples), 128):
         if cancel is not None and cancel():

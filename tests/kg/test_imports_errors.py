@@ -18,11 +18,13 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.build import build_graph
+from kg.chat.refusal import SAMPLE_ENV
 from kg.cli import app
 from kg.imports import IMPORTERS
 from kg.parsers.common import SourceError
 from kg.verify import resolve_artifact
 from tests.kg.imports_helpers import SAMPLES, corpus_with
+from tests.refusal_cache import QUICK_SAMPLE
 
 CSV_HEAD = "en,zh,definition\n"
 TBX_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<tbx type="TBX-Basic" xmlns="urn:iso:std:iso:30042:ed-2">\n<text><body>\n'
@@ -522,9 +524,11 @@ def good_artifact(tmp_path_factory: Any) -> Path:
         root / "corpus", {"team.csv": (SAMPLES / "team.csv").read_text(encoding="utf-8")}, "csv"
     )
     out = root / "artifact"
-    res = CliRunner().invoke(
-        app, ["build", "--corpus", str(corpus), "--artifact", str(out), "--encoder", "none"]
-    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SAMPLE_ENV, QUICK_SAMPLE)  # what fails below is the build, not the model
+        res = CliRunner().invoke(
+            app, ["build", "--corpus", str(corpus), "--artifact", str(out), "--encoder", "none"]
+        )
     assert res.exit_code == 0, res.output
     return out
 

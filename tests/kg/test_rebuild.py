@@ -2,7 +2,8 @@
 the real corpus with the hashing encoder and caches of the test's own.
 
 Each test's cache starts with one entry: the refusal model of the unedited corpus, which the
-session's ``hash_artifact`` build already fitted (tests/refusal_cache.py). The first build of
+session's ``quick_hash_artifact`` build already fitted on a sample of the training questions
+(tests/refusal_cache.py, ``GLOSSARY_REFUSAL_SAMPLE``). The first build of
 each test reads it (``refusal: "cached"``) instead of fitting it again; every edited graph misses
 it and is fitted for real, and the build from nothing at the end of the first test fits from an
 empty cache."""
@@ -29,9 +30,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def cache_home(seeded_cache_home: Path) -> Path:
-    """The test's own XDG_CACHE_HOME: no vectors, the unedited corpus's refusal model."""
-    return seeded_cache_home
+def cache_home(quick_cache_home: Path) -> Path:
+    """The test's own XDG_CACHE_HOME: no vectors, the unedited corpus's refusal model. Every
+    refusal fit here is a quick one (``quick_fits``): these tests check when a model is fitted,
+    carried or cached, not how well it refuses."""
+    return quick_cache_home
 
 
 def test_a_rebuild_encodes_only_the_edited_passage_and_ends_where_a_full_build_does(
