@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from kg.chat.intents import Parsed, parse
-from kg.chat.linking import _EN_STOP, Analysis, linker_for
+from kg.chat.linking import _EN_STOP, Analysis, Linker, linker_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.textgrams import TextTopic, fit_text_topic
 from kg.search.engine import SearchEngine
@@ -438,16 +438,15 @@ def features_of(
 
 
 def _features_and_names(
-    glossary: Glossary, engine: SearchEngine, text: str
+    glossary: Glossary, engine: SearchEngine, text: str, parsed: Parsed | None = None
 ) -> tuple[dict[str, float], np.ndarray | None, list[str], str]:
-    """Features, embedding, named terms and body of a question asked on its own."""
-    from kg.chat.normalize import known_words, normalize
-
+    """Features, embedding, named terms and body of a question asked on its own (*parsed*: the
+    question as :func:`_parsed` reads it, when the caller has it already)."""
     linker = linker_for(glossary, engine)
-    q = normalize(text, known_words(glossary), linker.vocabulary, glossary)
-    parsed = parse(q.text)
+    if parsed is None:
+        parsed = _parsed(glossary, linker, text)
     analysis = linker.analyse(parsed)
-    body = parsed.body.text if parsed.body else parsed.folded
+    body = _body(parsed)
     retrieval = retrieve(linker, analysis, body)
     return (
         question_features(engine, parsed, analysis, retrieval),
@@ -457,20 +456,22 @@ def _features_and_names(
     )
 
 
-def _prime(glossary: Glossary, engine: SearchEngine, texts: list[str]) -> None:
-    """Batch-encode the texts the searches of *texts* will embed (the cleaned question bodies)."""
+def _parsed(glossary: Glossary, linker: Linker, text: str) -> Parsed:
+    """*text* normalised and parsed, as the chat pipeline's first two stages read it."""
     from kg.chat.normalize import known_words, normalize
 
+    return parse(normalize(text, known_words(glossary), linker.vocabulary, glossary).text)
+
+
+def _body(parsed: Parsed) -> str:
+    return parsed.body.text if parsed.body else parsed.folded
+
+
+def _prime(engine: SearchEngine, parsed: Sequence[Parsed]) -> None:
+    """Batch-encode the texts the searches of the *parsed* questions will embed (their bodies)."""
     if engine.dense is None:
         return
-    vocabulary = linker_for(glossary, engine).vocabulary
-    bodies = []
-    for text in texts:
-        parsed = parse(normalize(text, known_words(glossary), vocabulary, glossary).text)
-        body = parsed.body.text if parsed.body else parsed.folded
-        if body.strip():
-            bodies.append(SearchEngine.query_text(body))
-    engine.dense.prime(bodies)
+    engine.dense.prime([SearchEngine.query_text(body) for body in map(_body, parsed) if body.strip()])
 
 
 def _threshold(probs: np.ndarray, labels: np.ndarray) -> float:
@@ -600,8 +601,11 @@ def _fit(
         if cancel is not None and cancel():
             raise FitCancelled
         chunk = [q for q, _ in examples[i : i + 128]]
-        _prime(glossary, engine, chunk)
-        rows.extend(_features_and_names(glossary, engine, q) for q in chunk)
+        # each question normalised and parsed once, for the batch encoding and its features
+        linker = linker_for(glossary, engine)
+        parsed = [_parsed(glossary, linker, q) for q in chunk]
+        _prime(engine, parsed)
+        rows.extend(_features_and_names(glossary, engine, q, p) for q, p in zip(chunk, parsed, strict=True))
     y = np.array([label for _, label in examples], dtype=bool)
     if y.all() or not y.any():
         raise ValueError("the refusal model needs in-domain and out-of-domain examples")
@@ -612,7 +616,7 @@ def _fit(
     if all(v is not None for _, v, _, _ in rows):
         V = np.vstack([v for _, v, _, _ in rows if v is not None])
         topic_oof, topic_coef, topic_intercept = _topic_fit(V, y, folds)
-    text_oof, text_topic = fit_text_topic([body for _, _, _, body in rows], y, folds)
+    text_oof, text_topic = _text_topic_fit([body for _, _, _, body in rows], y, folds)
     for (feats, _, _, _), p, pt in zip(rows, topic_oof, text_oof, strict=True):
         feats["topic"] = float(p)
         feats["text_topic"] = float(pt)
@@ -736,6 +740,46 @@ def _topic_fit(V: np.ndarray, y: np.ndarray, folds: Any) -> tuple[np.ndarray, li
     except OSError:  # a read-only cache is no reason to fail a build
         pass
     return oof, coef, intercept
+
+
+def _text_topic_fit(bodies: list[str], y: np.ndarray, folds: Any) -> tuple[np.ndarray, TextTopic]:
+    """:func:`kg.chat.textgrams.fit_text_topic`, cached by the bodies, the labels and the code
+    that fits it (``textgrams.py``, scikit-learn's version): like the topic model it does not
+    depend on the graph, and a rebuild after an edit reads the questions' bodies as before."""
+    import hashlib
+
+    import sklearn
+
+    from kg.chat import textgrams
+
+    key = hashlib.sha256(
+        b"\0".join(
+            (
+                _TOPIC.encode(),  # the folds
+                sklearn.__version__.encode(),
+                Path(textgrams.__file__).read_bytes(),
+                "\n".join(bodies).encode("utf-8", "surrogatepass"),
+                y.tobytes(),
+            )
+        )
+    ).hexdigest()[:32]
+    path = _cache_dir() / f"text-topic-{key}.json"
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        oof = np.asarray(d["oof"], dtype=np.float64)
+        if oof.shape == (len(y),):
+            return oof, TextTopic.from_dict(d["model"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    oof, model = fit_text_topic(bodies, y, folds)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"oof": oof.tolist(), "model": model.to_dict()}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache is no reason to fail a build
+        pass
+    return oof, model
 
 
 #: What the topic fit is (part of its cache key): model, hyper-parameters, folds.

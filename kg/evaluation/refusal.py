@@ -78,10 +78,11 @@ def render_markdown(splits: dict[str, RefusalSplit], *, command: str) -> str:
     """A table per split: refused of total per kind; out-of-domain splits should be refused,
     in-domain ones answered (their refused share is the wrongful-refusal rate)."""
     lines = [
-        "## Refusal on held-out questions",
+        "## Refusal on questions never trained on",
         "",
         f"Command: `{command}`. Single questions written blind for the refusal model and never trained "
-        "on; a question is refused when its answer cites nothing.",
+        "on; a question is refused when its answer cites nothing. Splits named `dev…` were read item "
+        "by item to write decision rules (tests/data/README.md); those named `heldout…` were not.",
         "",
         "| split | kind | questions | refused | share refused | should be |",
         "|---|---|---:|---:|---:|---|",

@@ -939,6 +939,19 @@ def test_the_fit_does_not_depend_on_the_number_of_processes(
     assert fits[0] == fits[1]  # bit for bit: folds and seeds fitted apart are the same fits
 
 
+def test_the_fits_read_from_the_cache_are_the_fits_made(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The topic and text-topic fits (graph-independent) are cached by their inputs: a second
+    fit reads them and gives the same model, bit for bit."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    examples = _toy_examples()
+    cold = fit_refusal_model(glossary, engine, examples).to_dict()
+    cached = sorted(p.name.split("-")[0] for p in (tmp_path / "glossary-kg" / "refusal").glob("*.json"))
+    assert cached == ["text", "topic"]
+    assert fit_refusal_model(glossary, engine, examples).to_dict() == cold
+
+
 @pytest.mark.slow
 def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
     glossary: Glossary, real_engine: SearchEngine
