@@ -270,7 +270,7 @@ def is_demonstrative(p: Pronoun) -> bool:
 # --- frames --------------------------------------------------------------------------------
 
 _LEAD = re.compile(
-    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
+    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|小白求问|求问|请教一下|请教|弱弱地?问一(?:下|句)|快速问一下|简单问一下|问个小?问题|有个小?问题|我想问一下|我想问|想请教一下|想请教|打扰一下|你好|您好|哈喽|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
     # a change of subject opens the question but says nothing of what it is about: the search
     # and the refusal model see the question without it ("lol unrelated, what's a good name for
     # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole
@@ -281,7 +281,15 @@ _LEAD = re.compile(
     r"(?:and|so|ok|okay|cool|well|also|then|now|great|thanks|thank you|nice|hmm|please|hi|hello|"
     r"something else|unrelated|different question|another question|on another note|by the way|btw|"
     r"new question|totally different|totally off[- ]topic|off[- ]topic|random question|lol|haha|"
-    r"switching topics|anyway)\b(?:[\s,]*but\b)?)[\s,.!:;~—–-]*)+",
+    r"switching topics|anyway|"
+    # a preamble that says a question follows says nothing of what it is about ("Quick question:
+    # FP8 vs INT8?" is the comparison alone; read with it, the comparison lost its first side)
+    r"quick question|quick one|real quick|one more question|one more thing|"
+    r"(?:general|basic|dumb|stupid|silly|noob|newbie|beginner|honest|simple) question|"
+    r"(?:question|curious|sorry|yo|hey there|hey|follow[- ]up(?: question)?)(?=\s*[,:!.;—–-])|"
+    r"sorry if this is (?:a )?(?:dumb|stupid|silly|basic|naive|obvious)(?: question)?|just curious|"
+    r"i have a question|can i ask(?: you)?(?: something)?|let me ask(?: you)?(?: something)?"
+    r")\b(?:[\s,]*but\b)?)[\s,.!:;~—–-]*)+",
 )
 _TRAIL = re.compile(r"[\s?.!~。？！…]+$")
 _CLAUSE = re.compile(

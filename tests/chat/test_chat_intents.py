@@ -469,6 +469,29 @@ def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) ->
 
 
 @pytest.mark.parametrize(
+    ("question", "intent", "slots"),
+    [
+        ("Quick question: FP8 vs INT8 for inference", "comparison", ["fp8", "int8 for inference"]),
+        ("Dumb question, but what is a KV cache?", "definition", ["kv cache"]),
+        ("Hey - which PTQ algorithms are commonly used?", "listing", ["ptq algorithms"]),
+        ("Sorry if this is a dumb question: what does TTFT stand for?", "abbreviation", ["ttft"]),
+        ("小白求问，TTFT 和 TPOT 有什么区别？", "comparison", ["ttft", "tpot"]),
+        ("请教一下：分页注意力是什么？", "definition", ["分页注意力"]),
+    ],
+)
+def test_a_preamble_that_a_question_follows_is_no_part_of_it(
+    question: str, intent: str, slots: list[str]
+) -> None:
+    """ "Quick question:", "小白求问，": the question after them parses as it does alone (the
+    comparison keeps its first side)."""
+    p = parse(question)
+    assert (p.intent, [x.text for x in p.slots]) == (intent, slots)
+    # a word of such a preamble that is what is asked about stays
+    body = parse("Question answering models: what are they?").body
+    assert body is not None and body.text.startswith("question answering")
+
+
+@pytest.mark.parametrize(
     ("question", "pronouns"),
     [
         ("And Docker itself?", []),  # emphasises the name before it
