@@ -80,8 +80,11 @@ class Ctx:
         if not self.analysis.pronouns or (substitute and not self.referent):
             # nothing to replace (no pronoun, or one with no referent: "how much electricity it
             # takes"): the whole question, frame words too, is what the search ranks best — the
-            # example questions it matches are whole questions ("Which metric tells…")
-            return re.sub(r"\s+", " ", self.parsed.folded).strip()
+            # example questions it matches are whole questions ("Which metric tells…"), and
+            # they end on a question mark: one the asker left out is put back, so that the same
+            # question is the same search with or without it
+            whole = re.sub(r"\s+", " ", self.parsed.folded).strip()
+            return whole if not whole or whole[-1] in "?!." else whole + "?"
         body = self.parsed.body.text if self.parsed.body else self.parsed.folded
         offset = self.parsed.body.start if self.parsed.body else 0
         name = ""

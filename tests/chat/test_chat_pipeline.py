@@ -939,6 +939,25 @@ def test_the_fit_does_not_depend_on_the_number_of_processes(
     assert fits[0] == fits[1]  # bit for bit: folds and seeds fitted apart are the same fits
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I'm hitting a wall with decode speed and adding more FLOPs does nothing - what's the real ceiling",
+        "Offloading the KV cache to CPU memory - what's the trade-off",
+        "长 prompt 一进来其他用户的 token 流就全卡住了 有没有办法缓解",
+    ],
+)
+def test_a_question_mark_left_out_changes_no_answer(
+    glossary: Glossary, real_engine: SearchEngine, question: str
+) -> None:
+    """The search reads the question with its "?" (the example questions it matches end on one):
+    one the asker left out is put back, so both spellings are the same search and answer."""
+    without = answer(glossary, real_engine, question, context=ConversationState())
+    with_mark = answer(glossary, real_engine, question + "?", context=ConversationState())
+    assert without.terms == with_mark.terms and without.decision == with_mark.decision
+
+
 def test_the_fits_read_from_the_cache_are_the_fits_made(
     glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
