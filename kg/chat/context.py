@@ -82,9 +82,13 @@ class Ctx:
             # takes"): the whole question, frame words too, is what the search ranks best — the
             # example questions it matches are whole questions ("Which metric tells…"), and
             # they end on a question mark: one the asker left out is put back, so that the same
-            # question is the same search with or without it
-            whole = re.sub(r"\s+", " ", self.parsed.folded).strip()
-            return whole if not whole or whole[-1] in "?!." else whole + "?"
+            # question is the same search with or without it — and with or without a preamble
+            # ("Quick question:") or thanks after it, which the body leaves out
+            body = self.parsed.body
+            folded = self.parsed.folded
+            whole = re.sub(r"\s+", " ", body.text if body else folded).strip()
+            mark = re.search(r"[?!.]", folded[body.end :] if body else folded[-1:])
+            return whole + (mark.group() if mark else "?") if whole else whole
         body = self.parsed.body.text if self.parsed.body else self.parsed.folded
         offset = self.parsed.body.start if self.parsed.body else 0
         name = ""

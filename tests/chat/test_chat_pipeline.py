@@ -448,11 +448,14 @@ def test_retrieval_first_is_no_answer_to_a_chinese_compound_no_term_names(
 ) -> None:
     """When the slot links nothing, a definition is answered by the search's best term (retrieval
     first), but not when the slot is a short Chinese compound holding a glossary name whose
-    characters that term's names contradict: a name the glossary lacks, refused with suggestions."""
+    characters that term's names contradict: a name the glossary lacks, refused with suggestions.
+    (The refusal model here answers everything: the rule is what is tested, not the model.)"""
     from kg.chat.linking import Linker
 
     monkeypatch.setattr(Linker, "search_link", lambda self, text, **kw: None)  # no slot search hit
-    a = answer(glossary, engine, question)
+    n = len(FEATURES)
+    answers_all = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, 5.0, 0.5)
+    a = answer(glossary, engine, question, refusal=answers_all)
     assert a.grounded is grounded, (a.terms, a.answer)
     if not grounded:
         assert a.suggestions  # the nearest terms, as for any name the glossary lacks
@@ -941,21 +944,39 @@ def test_the_fit_does_not_depend_on_the_number_of_processes(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "question",
+    ("question", "as_typed"),
     [
-        "I'm hitting a wall with decode speed and adding more FLOPs does nothing - what's the real ceiling",
-        "Offloading the KV cache to CPU memory - what's the trade-off",
-        "长 prompt 一进来其他用户的 token 流就全卡住了 有没有办法缓解",
+        (
+            "I'm hitting a wall with decode speed and adding more FLOPs does nothing - what's the real ceiling?",
+            "I'm hitting a wall with decode speed and adding more FLOPs does nothing - what's the real ceiling",
+        ),
+        (
+            "Offloading the KV cache to CPU memory - what's the trade-off?",
+            "Offloading the KV cache to CPU memory - what's the trade-off",
+        ),
+        (
+            "长 prompt 一进来其他用户的 token 流就全卡住了 有没有办法缓解？",
+            "长 prompt 一进来其他用户的 token 流就全卡住了 有没有办法缓解",
+        ),
+        (
+            "What does the ops:byte ratio of a GPU tell you?",
+            "Quick question: What does the ops:byte ratio of a GPU tell you?",
+        ),
+        (
+            "What does the ops:byte ratio of a GPU tell you?",
+            "What does the ops:byte ratio of a GPU tell you? Thanks!",
+        ),
     ],
 )
-def test_a_question_mark_left_out_changes_no_answer(
-    glossary: Glossary, real_engine: SearchEngine, question: str
+def test_a_question_mark_left_out_a_preamble_or_thanks_change_no_answer(
+    glossary: Glossary, real_engine: SearchEngine, question: str, as_typed: str
 ) -> None:
     """The search reads the question with its "?" (the example questions it matches end on one):
-    one the asker left out is put back, so both spellings are the same search and answer."""
-    without = answer(glossary, real_engine, question, context=ConversationState())
-    with_mark = answer(glossary, real_engine, question + "?", context=ConversationState())
-    assert without.terms == with_mark.terms and without.decision == with_mark.decision
+    one the asker left out is put back, and a preamble or thanks around it is left out, so each
+    pair is the same search and the same answer."""
+    a = answer(glossary, real_engine, question, context=ConversationState())
+    b = answer(glossary, real_engine, as_typed, context=ConversationState())
+    assert a.terms == b.terms and a.decision == b.decision
 
 
 def test_the_fits_read_from_the_cache_are_the_fits_made(
