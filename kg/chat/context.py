@@ -84,10 +84,10 @@ class Ctx:
             # they end on a question mark: one the asker left out is put back, so that the same
             # question is the same search with or without it — and with or without a preamble
             # ("Quick question:") or thanks after it, which the body leaves out
-            body = self.parsed.body
+            span = self.parsed.body
             folded = self.parsed.folded
-            whole = re.sub(r"\s+", " ", body.text if body else folded).strip()
-            mark = re.search(r"[?!.]", folded[body.end :] if body else folded[-1:])
+            whole = re.sub(r"\s+", " ", span.text if span else folded).strip()
+            mark = re.search(r"[?!.]", folded[span.end :] if span else folded[-1:])
             return whole + (mark.group() if mark else "?") if whole else whole
         body = self.parsed.body.text if self.parsed.body else self.parsed.folded
         offset = self.parsed.body.start if self.parsed.body else 0
