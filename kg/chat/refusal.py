@@ -569,15 +569,20 @@ def fit_refusal_model(
     model = _fit(glossary, engine, examples, cancel)
     if key is not None:
         model.trained_on["key"] = key
-        try:
-            path = _cache_dir()
-            path.mkdir(parents=True, exist_ok=True)
-            tmp = path / f".{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(model.to_dict()), encoding="utf-8")
-            os.replace(tmp, path / f"{key}.json")
-        except OSError:  # a read-only cache is no reason to fail a build
-            pass
+        _write_cache(_cache_dir() / f"{key}.json", model.to_dict())
     return model
+
+
+def _write_cache(path: Path, doc: dict[str, Any]) -> None:
+    """Write *doc* to the cache file *path* atomically (a temporary file, then a rename), so that
+    concurrent builds never read half a file. A read-only cache is no reason to fail a build."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _fit(
@@ -730,15 +735,7 @@ def _topic_fit(V: np.ndarray, y: np.ndarray, folds: Any) -> tuple[np.ndarray, li
     oof = cross_val_predict(topic_model(), V, y, cv=folds, method="predict_proba")[:, 1]
     fitted = topic_model().fit(V, y)
     coef, intercept = [float(v) for v in fitted.coef_[0]], float(fitted.intercept_[0])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({"oof": oof.tolist(), "coef": coef, "intercept": intercept}), encoding="utf-8"
-        )
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache is no reason to fail a build
-        pass
+    _write_cache(path, {"oof": oof.tolist(), "coef": coef, "intercept": intercept})
     return oof, coef, intercept
 
 
@@ -772,13 +769,7 @@ def _text_topic_fit(bodies: list[str], y: np.ndarray, folds: Any) -> tuple[np.nd
     except (OSError, ValueError, KeyError, TypeError):
         pass
     oof, model = fit_text_topic(bodies, y, folds)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"oof": oof.tolist(), "model": model.to_dict()}), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache is no reason to fail a build
-        pass
+    _write_cache(path, {"oof": oof.tolist(), "model": model.to_dict()})
     return oof, model
 
 
