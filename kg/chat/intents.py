@@ -270,7 +270,7 @@ def is_demonstrative(p: Pronoun) -> bool:
 # --- frames --------------------------------------------------------------------------------
 
 _LEAD = re.compile(
-    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|小白求问|求问|请教一下|请教|弱弱地?问一(?:下|句)|快速问一下|简单问一下|问个小?问题|有个小?问题|我想问一下|我想问|想请教一下|想请教|打扰一下|你好|您好|哈喽|想问一下|问一下|一般来说|一般|通常|到底|究竟|"
+    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|小白求问|求问|请教一下|请教|弱弱地?问一(?:下|句)|快速问一下|简单问一下|问个小?问题|有个小?问题|我想问一下|我想问|想请教一下|想请教|打扰一下|你好|您好|哈喽|想问一下|问一下|一般来说|求助|新手求助|萌新求问|新手提问|大家好|各位大佬|大佬们|各位(?=[，,：:！!])|急问|在线等|急(?=[，,：:！!])|一般|通常|到底|究竟|"
     # a change of subject opens the question but says nothing of what it is about: the search
     # and the refusal model see the question without it ("lol unrelated, what's a good name for
     # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole
@@ -288,7 +288,15 @@ _LEAD = re.compile(
     r"(?:general|basic|dumb|stupid|silly|noob|newbie|beginner|honest|simple) question|"
     r"(?:question|curious|sorry|yo|hey there|hey|follow[- ]up(?: question)?)(?=\s*[,:!.;—–-])|"
     r"sorry if this is (?:a )?(?:dumb|stupid|silly|basic|naive|obvious)(?: question)?|just curious|"
-    r"i have a question|can i ask(?: you)?(?: something)?|let me ask(?: you)?(?: something)?"
+    r"i have a question|can i ask(?: you)?(?: something)?|let me ask(?: you)?(?: something)?|"
+    # greetings to a room and calls for help say who asks or how urgently, not what about
+    # ("Please help: vLLM vs SGLang" lost its first side as "help: vLLM")
+    r"(?:i )?(?:need |needs |could use )?(?:some )?help(?: needed| wanted| please| me out| me)?(?=\s*[,:!.;—–-])|"
+    r"urgent(?=\s*[,:!.;—–-])|(?:hi|hello|hey|morning) (?:all|everyone|everybody|team|folks|guys|there|friends|people)|"
+    r"good (?:morning|afternoon|evening)|[a-z]+(?:[ -][a-z]+)? here(?=\s*[,:!—–-])|"
+    r"interview (?:prep|question)(?=\s*[,:!.;—–-])|"
+    # "ELI5: disaggregated inference" asks for a plain definition, as the bare name does
+    r"eli5|tl;?dr"
     r")\b(?:[\s,]*but\b)?)[\s,.!:;~—–-]*)+",
 )
 _TRAIL = re.compile(r"[\s?.!~。？！…]+$")
@@ -315,12 +323,17 @@ _FRAMES: list[tuple[str, str | None, re.Pattern[str]]] = []
 
 # a space, or none where Latin meets Chinese
 _SPACE = r"(?:\s+|(?<![a-z0-9'])|(?![a-z0-9]))"
+# the end of a Latin word, Chinese after it included: Python's \b counts Chinese characters as
+# word characters, so "does" in "what does推理时消融 mean" ended no word and the frame that
+# excludes "what does …" let it through
+_WORD_EDGE = r"(?:(?<=[a-z0-9_])(?![a-z0-9_])|(?<![a-z0-9_])(?=[a-z0-9_]))"
 
 
 def _f(intent: str, facet: str | None, pattern: str) -> None:
     # fold() drops the space between Latin and Chinese text ("what's 冷启动's" → "what's冷启动's"):
     # a space in a frame matches none there as well
-    _FRAMES.append((intent, facet, re.compile(pattern.replace(" ", _SPACE))))
+    pattern = pattern.replace(" ", _SPACE).replace(r"\b", _WORD_EDGE)
+    _FRAMES.append((intent, facet, re.compile(pattern)))
 
 
 # names: "它的英文是什么" / "KV cache 的中文名叫什么" / "what's its Chinese name"

@@ -46,8 +46,11 @@ MAX_CONTEXT_RANK = 12
 _OF = re.compile(r"\s*(?:的|'s|’s)\s*")
 # "<modifier> vs / and / or <named term>", "<修饰>和 / 与 / 还是<名称>" touching the term (gapping)
 _GAP_BEFORE = re.compile(
-    r"(?:^|[\s(（])(?P<en>[a-z][a-z\-]{2,20})\s+(?:vs\.?|versus|and|or|/)\s+$"
-    r"|(?P<zh>[\u4e00-\u9fff]{1,6})\s*(?:和|与|跟|或|还是|/|、)\s*$"
+    # the joiners of two sides, the verbs of comparing included ("How does symmetric differ
+    # from asymmetric quantization?" names symmetric quantization as "symmetric vs …" does)
+    r"(?:^|[\s(（])(?P<en>[a-z][a-z\-]{2,20})\s+(?:vs\.?|versus|and|or|/|over|rather than|instead of|"
+    r"(?:differs?|differing|different|compared?|contrasted?|compares|contrasts) (?:from|to|with|against))\s+$"
+    r"|(?P<zh>[\u4e00-\u9fff]{1,6})\s*(?:和|与|跟|或|还是|/|、|相比于|相对于|对比|比起|而非|而不是)\s*$"
 )
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_'’-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9+'’-]*")

@@ -397,6 +397,13 @@ def _contains_name(text: str, names: frozenset[str]) -> bool:
     return any(text[i:j] in names for i in range(len(text)) for j in range(i + 4, len(text) + 1))
 
 
+# the first characters of Chinese question frames, and the function characters before a name
+_FRAME_START = re.compile(
+    r"(?=是什么|是啥|是指|是不是|是怎么|是干|是做|指的是|有什么|有啥|怎么|为什么|如何|吗|呢)"
+)
+_FRAME_CHARS = frozenset("是的和与跟在了把被对从")
+
+
 def correct_chinese(text: str, glossary: Glossary) -> str:
     """Replace a window one character away from a Chinese glossary name by that name."""
     from kg.textnorm import is_cjk_char
@@ -409,6 +416,9 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
     bounds = {0, len(text)}
     for _word, start, end in jieba.tokenize(text):
         bounds.update((start, end))
+    # jieba glues a frame's first character to an unknown word before it ("上下文/并/形是/什么"):
+    # where a question frame starts, a word ends
+    bounds.update(m.start() for m in _FRAME_START.finditer(text))
     out = list(text)
     i = 0
     while i < len(out):
@@ -434,6 +444,8 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
                 inner = simple[1:] if k == 0 else simple[:-1] if k == n - 1 else None
                 if inner is not None and _contains_name(inner, zh.names):
                     continue  # "和专家并行": a neighbouring word glued to a name, not a typo of another
+                if k == 0 and n > 2 and simple[0] in _FRAME_CHARS:
+                    continue  # "什么是上下文并形": the 是 of the frame, not a typo of 长上下文's 长
                 if name is not None:
                     out[i : i + n] = list(name)
                     i += n
@@ -581,6 +593,65 @@ def correct_in_names(text: str, glossary: Glossary) -> str:
     return out
 
 
+_CAPS_WORD = re.compile(r"[A-Z]{2,}")
+_GRAMMAR_WORDS = frozenset(
+    [
+        "what",
+        "how",
+        "why",
+        "which",
+        "who",
+        "when",
+        "where",
+        "is",
+        "are",
+        "was",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "the",
+        "and",
+        "or",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "with",
+        "from",
+        "my",
+        "our",
+        "your",
+        "this",
+        "that",
+        "it",
+        "its",
+        "between",
+        "than",
+    ]
+)
+
+
+def _unshout(text: str) -> str:
+    """A question typed all in capitals, lower-cased.
+
+    Names are matched with their case folded, but the reading of the question's shape is not:
+    "WHAT IS THE OPENAI TRITON KERNEL LANGUAGE?" read as a row of acronyms was refused, while
+    the same words in lower case are answered. Capitals count as shouting when the text has no
+    lower-case Latin letter and uses at least one word of plain English grammar ("WHAT", "IS",
+    "THE"); "TTFT VS TPOT" is a row of names and stays as typed.
+    """
+    if re.search(r"[a-z]", text):
+        return text
+    words = {w.lower() for w in _CAPS_WORD.findall(text)}
+    return text.lower() if words & _GRAMMAR_WORDS else text
+
+
 def normalize(
     question: str,
     known_words: frozenset[str],
@@ -594,6 +665,7 @@ def normalize(
         text = text[:MAX_QUESTION_CHARS]
         warnings.append(f"question truncated to {MAX_QUESTION_CHARS} characters")
     original = text
+    text = _unshout(text)
 
     typed = text
     if glossary is not None:

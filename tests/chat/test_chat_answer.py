@@ -277,7 +277,11 @@ def test_a_modifier_coordinated_with_a_name_shares_its_head(glossary: Glossary, 
     """ "symmetric vs asymmetric quantization" names both terms (gapping), in either language; a
     modifier that is a name of its own ("TTFT 和 TPOT") or names nothing with the head stays as it is."""
     linker = linker_for(glossary, engine)
-    for q in ("Explain symmetric vs asymmetric quantization.", "对称和非对称量化有什么区别"):
+    for q in (
+        "Explain symmetric vs asymmetric quantization.",
+        "对称和非对称量化有什么区别",
+        "How does symmetric differ from asymmetric quantization?",  # a verb of comparing joins too
+    ):
         spans = linker.analyse(parse(q)).spans
         assert [s.term_id for s in spans] == ["symmetric-quantization", "asymmetric-quantization"], q
         a = ask(glossary, engine, q)

@@ -191,6 +191,9 @@ def test_frames_match_where_fold_dropped_the_space_between_latin_and_chinese() -
     assert (p.intent, [s.text for s in p.slots]) == ("comparison", ["张量并行", "tp"])
     # ...but a space between two Latin words is still required ("how does" is no "how do" + "es…")
     assert not any(s.text.startswith("es") for s in parse("how does 分页注意力 work").slots)
+    # and a Latin word ends where a Chinese character starts: "what does" is no "what <verb>s …"
+    p = parse("What does 推理时消融 mean?")
+    assert (p.intent, [s.text for s in p.slots]) == ("definition", ["推理时消融"])
 
 
 def test_expanding_an_abbreviation_in_chinese() -> None:
@@ -477,6 +480,12 @@ def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) ->
         ("Sorry if this is a dumb question: what does TTFT stand for?", "abbreviation", ["ttft"]),
         ("小白求问，TTFT 和 TPOT 有什么区别？", "comparison", ["ttft", "tpot"]),
         ("请教一下：分页注意力是什么？", "definition", ["分页注意力"]),
+        ("Please help: vLLM vs SGLang", "comparison", ["vllm", "sglang"]),
+        ("ELI5: disaggregated inference", "unknown", ["disaggregated inference"]),
+        ("Hi everyone, what is a KV cache?", "definition", ["kv cache"]),
+        ("Newbie here: what is a KV cache?", "definition", ["kv cache"]),
+        ("求助：TTFT 和 TPOT 有什么区别？", "comparison", ["ttft", "tpot"]),
+        ("各位大佬，分页注意力是什么？", "definition", ["分页注意力"]),
     ],
 )
 def test_a_preamble_that_a_question_follows_is_no_part_of_it(
@@ -489,6 +498,8 @@ def test_a_preamble_that_a_question_follows_is_no_part_of_it(
     # a word of such a preamble that is what is asked about stays
     body = parse("Question answering models: what are they?").body
     assert body is not None and body.text.startswith("question answering")
+    body = parse("Help me understand PagedAttention").body  # a request, not a call for help
+    assert body is not None and "pagedattention" in body.text
 
 
 @pytest.mark.parametrize(

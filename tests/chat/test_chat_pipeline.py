@@ -135,6 +135,10 @@ def test_one_edit_from_a_word_of_a_multiword_name(glossary: Glossary, question: 
         ("缓存命中律怎么算？", "缓存命中率怎么算？"),
         ("什么是推理器", "什么是推理器"),  # one character off 推理…, but no name sounds like it
         ("分析器是干什么的？", "分析器是干什么的？"),  # one character off 分词器, another sound
+        # a frame's first character glued to the word before it still ends that word, and the 是
+        # of "什么是" is no typo of the name after it (长上下文)
+        ("上下文并形是什么？", "上下文并行是什么？"),
+        ("什么是上下文并形？", "什么是上下文并行？"),
     ],
 )
 def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: str) -> None:
@@ -175,6 +179,15 @@ def test_typos_of_glossary_words_are_corrected(glossary: Glossary) -> None:
     # "streaming" is 86 % like "streamingllm", but two name words run together are no typo
     q = normalize("attention sinks in StreamingLLM", known_words(glossary), latin_vocabulary(glossary))
     assert q.text.endswith("StreamingLLM")
+
+
+def test_a_question_in_capitals_is_read_in_lower_case(glossary: Glossary) -> None:
+    """Shouting is lower-cased; a row of acronyms is not shouting and keeps its case."""
+    words = known_words(glossary)
+    assert normalize("WHAT IS THE KV CACHE?", words).text == "what is the kv cache?"
+    assert normalize("TTFT VS TPOT", words).text == "TTFT VS TPOT"
+    assert normalize("什么是 TTFT？", words).text == "什么是 TTFT？"
+    assert normalize("WHAT IS THE KV CACHE?", words).original == "WHAT IS THE KV CACHE?"
 
 
 def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
@@ -966,9 +979,12 @@ def test_the_fit_does_not_depend_on_the_number_of_processes(
             "What does the ops:byte ratio of a GPU tell you?",
             "What does the ops:byte ratio of a GPU tell you? Thanks!",
         ),
+        # typed in capitals: read as the same words in lower case, not as a row of acronyms
+        ("What is the OpenAI Triton kernel language?", "WHAT IS THE OPENAI TRITON KERNEL LANGUAGE?"),
+        ("What hardware units does a TPU have?", "WHAT HARDWARE UNITS DOES A TPU HAVE?"),
     ],
 )
-def test_a_question_mark_left_out_a_preamble_or_thanks_change_no_answer(
+def test_a_question_mark_left_out_a_preamble_thanks_or_capitals_change_no_answer(
     glossary: Glossary, real_engine: SearchEngine, question: str, as_typed: str
 ) -> None:
     """The search reads the question with its "?" (the example questions it matches end on one):
