@@ -285,6 +285,62 @@ def _answered_by_referent(ctx: Ctx) -> bool:
     )
 
 
+_CLAUSE_END = frozenset("?？.!！,，;；:：。")
+# words after "this" / "that" that are no noun it could determine: verbs, particles, comparatives
+_NO_NOUN = frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "does",
+        "do",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "better",
+        "worse",
+        "up",
+        "off",
+        "out",
+        "down",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "to",
+        "of",
+        "over",
+        "into",
+        "mean",
+        "help",
+        "need",
+        "run",
+        "work",
+        "really",
+        "actually",
+        "also",
+        "still",
+        "just",
+        "even",
+        "always",
+        "usually",
+        "often",
+        "alone",
+        "instead",
+    ]
+)
+
+
 def _loose_demonstrative(ctx: Ctx) -> bool:
     """Whether the question points back only with a demonstrative that may determine a noun of
     its own ("these charts"), rather than one whose noun is a word of the referent's name
@@ -296,8 +352,16 @@ def _loose_demonstrative(ctx: Ctx) -> bool:
     if not ctx.referent or ctx.referent not in ctx.glossary:
         return True
     after = ctx.parsed.folded[p.end :].lstrip()
+    if not after or after[0] in _CLAUSE_END:
+        return False  # "What's the downside of this?": it stands alone, as "it" does
     zh = re.match(r"[\u4e00-\u9fff]{2,4}", after)
-    en = re.match(r"[a-z][a-z0-9-]{2,}", after)
+    en = re.match(r"[a-z][a-z0-9-]{1,}", after)
+    if (
+        en
+        and p.text in ("this", "that")
+        and (en.group() in _NO_NOUN or re.fullmatch(r"[a-z]+(?:ed|[^s]s)", en.group()))
+    ):
+        return False  # "Is a lower value of this better?", "Which CPU does this bundle?"
     names = [fold(n) for n in ctx.glossary.terms[ctx.referent].all_names()]
     if zh:
         word = zh.group()

@@ -391,6 +391,16 @@ def _made_up_subject(
     return False
 
 
+_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]")
+
+
+def _names_a_made_up_product(engine: SearchEngine, analysis: Analysis) -> bool:
+    """The question uses a CamelCase name ("HyperCore", "AgentMesh") that is no glossary name
+    word nor a typo of one. Plural or possessive abbreviations ("SMs", "AMD's") and capitals
+    alone ("CDN") are not such names: they are often words the glossary writes otherwise."""
+    return any(_CAMEL.search(tok) and not _near_name(engine, tok) for tok in analysis.unknown)
+
+
 def _coined_variant(
     engine: SearchEngine, parsed: Parsed, analysis: Analysis, slot: Slot | None = None
 ) -> bool:
@@ -516,6 +526,11 @@ def decide(
         # "vLLM 的 --gpu-memory-utilization 默认值是多少？", "nginx worker_connections": the
         # glossary defines concepts, not the flags and keys of a program's configuration
         return Decision("refuse", False, "setting", p, candidate, feats)
+    if used_context and _names_a_made_up_product(engine, analysis):
+        # "Can I deploy it on a Tesla Dojo HyperCore v9 board?", "Does the Zyntrix AgentMesh
+        # scheduler support those?": what it points at is known, but the question is about a
+        # product the glossary has never seen, and its sentences say nothing of the two together
+        return Decision("refuse", False, "unknown_name", p, candidate, feats)
     if used_context:
         named = (feats["exact"] and feats["unknown"] == 0) or _names_a_term(engine, parsed)
         if demonstrative and p < model.threshold * CONTEXT_REFUSAL_FACTOR and not named:

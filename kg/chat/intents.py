@@ -77,13 +77,19 @@ _EN_PRONOUN = re.compile(
     r"saves?|works?|costs?|came|comes|makes?|gets?|can|should|would|will)\b)"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
+_IDIOM_BEFORE_THIS = re.compile(r"(?:\bnew to|\bused to|\ball|\bat)\s+$")
 _EN_THAT = re.compile(
     # "that" points back ("How is that different…", "that kind of bottleneck") after a verb or a
     # preposition; after a noun it opens a relative clause ("the engine that uses it") and after
     # verbs of saying a complement ("it means that …"), neither of which points anywhere
     r"(?:^|\b(?:is|was|are|of|from|to|with|about|for|on|at|in|by|like|than|fix|use|does|do|did|and|"
-    r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid)\s+|\b(?:how|what|where|why)'s\s+)(that)\b"
+    r"how|why|what|can|past|beyond|into|behind|under|over|handle|reduce|avoid|around|against|without|after|"
+    r"before|across|through|via|within|per|toward|towards|near|onto|upon|besides|beside|support|supports)\s+|"
+    r"\b(?:how|what|where|why)'s\s+)(that)\b"
     r"(?!\s+(?:it|they|we|i|you|he|she|there|this|these|those|is|was|are|will|would|can|could)\b)"
+    # "that" closing a clause or before a verb's particle ("crank that up", "turn that off") stands
+    # for a thing, whatever comes before it
+    r"|(?<=\s)(that)(?=\s*(?:[?.!,;:]|$)|\s+(?:up|off|down|out)\b)"
 )
 #: A question asking a fact of a term ("TGI 是哪家出的", "who made it", "which paper"), not for
 #: another term: the decision stage answers with the term itself, the follow-up ranker reads it
@@ -236,6 +242,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue
         if m.group(0) in ("itself", "themselves") and _AFTER_A_NOUN.search(folded, 0, m.start()):
             continue  # "And Docker itself?": emphasises the name before it, points nowhere else
+        if m.group(0) == "this" and _IDIOM_BEFORE_THIS.search(folded, 0, m.start()):
+            continue  # "… like I'm new to this", "all this": the field, not a term
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
         if t.startswith("the other"):
@@ -244,9 +252,10 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             ref = "both"  # "which one" / "which of them" / "Which has more VRAM?": a choice
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_THAT.finditer(folded):
-        if _EN_TIME.match(folded, m.end(1)):
+        g = 1 if m.group(1) else 2
+        if _EN_TIME.match(folded, m.end(g)):
             continue
-        out.append(Pronoun("that", m.start(1), m.end(1), "topic"))
+        out.append(Pronoun("that", m.start(g), m.end(g), "topic"))
     return sorted(out, key=lambda p: p.start)
 
 
@@ -307,7 +316,9 @@ _ARTICLE = re.compile(r"^(an?|the)\s+")
 # "… in English please", "…，谢谢", "用中文讲讲": how to answer, not what about
 _POLITE_END = re.compile(r"(?:[\s,，]*(?:please|pls|thanks|thank you|thx|谢谢|谢啦|多谢))+$")
 _MANNER_END = re.compile(
-    r"(?:(?:\s+|(?<=[\u4e00-\u9fff]))(?:in (?:plain |simple )?(?:english|chinese|terms|words|detail)|briefly|simply|for me|for a beginner)"
+    r"(?:(?:\s+|(?<=[\u4e00-\u9fff]))(?:in (?:plain |simple )?(?:english|chinese|terms|words|detail)|briefly|simply|for me|for a beginner|"
+    # "Explain tensor parallelism to me like I'm new to this": to whom and how, not what
+    r"(?:to me )?like i'?m (?:new to (?:this|it|all this|the field)|five|5|a beginner|a kid|twelve|a newbie|a novice)|to me)"
     r"|(?:用|请用)(?:中文|英文|英语|汉语)(?:解释|说|讲|回答|介绍)?(?:一下|下)?|(?:简单|详细)(?:说|讲|解释|介绍)(?:说|讲)?(?:一下|下)?)+$"
 )
 _ZH_FILLER_END = re.compile(r"(呢|吗|啊|呀|嘛|吧)+$")
@@ -843,10 +854,10 @@ _WHICH_RELATION = re.compile(
 # (not "What is its prefix-cache technique called?", which asks for the part, nor "Which
 # collective does it use to combine the results?", whose purpose clause describes the answer)
 _WHICH_ABOUT_PRONOUN = re.compile(
-    r"^(?:which|what) (?:[a-z0-9-]+ ){1,3}(?:does|did|do|is|was|are|were) (?:it|this|they|the (?:\w+ )?one) "
+    r"^(?:which|what) (?:[a-z0-9-]+ ){1,3}(?:does|did|do|is|was|are|were) (?:it|this|that|they|the (?:\w+ )?one) "
     r"[a-z-]+(?: (?:into|for|on|with|in|to|by|from|under the hood))?\s*$"
     r"|^which (?:[a-z0-9-]+ ){1,2}(?:use|uses|support|supports|adopt|adopts|run|runs|ship|ships) "
-    r"(?:it|them|this|the (?:\w+ )?one)\s*$"
+    r"(?:it|them|this|that|the (?:\w+ )?one)\s*$"
 )
 
 
@@ -865,8 +876,9 @@ _ASKS_FOR_ANOTHER = re.compile(
 # a definition slot in which the pronoun is the object of a preposition or of a participle
 # ("the biggest TPU unit hooked up to it", "the other INT4 method besides it", "it usually paired with")
 _PRONOUN_IN_DESCRIPTION = re.compile(
-    r"[a-z]\s+(?:to|with|besides|than|from|on|against|by|into|onto|alongside|beside|after|before)\s+(?:it|them)\b"
-    r"|^(?:it|they)\s+(?:usually\s+|often\s+|typically\s+|normally\s+|commonly\s+)?[a-z]+ed\s+(?:with|to|by|against)\b"
+    r"[a-z]\s+(?:to|with|besides|than|from|on|against|by|into|onto|alongside|beside|after|before)\s+"
+    r"(?:(?:it|them)\b|(?:this|that)(?=\s*$|\s*[?.!,;:]|\s+(?:in|on|at|for|to|with|by|from)\b))"
+    r"|^(?:it|they|this|that)\s+(?:usually\s+|often\s+|typically\s+|normally\s+|commonly\s+)?[a-z]+ed\s+(?:with|to|by|against)\b"
 )
 
 # a lead that names the term the rest of the question is about, then a break

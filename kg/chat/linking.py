@@ -318,6 +318,8 @@ class Linker:
             covered = any(s.start <= pos and pos + len(key) <= s.end for s in spans)
             if covered or key in self.vocabulary:
                 continue
+            if parsed.body is not None and pos + len(key) <= parsed.body.start:
+                continue  # "OK, how does it …": a word of the lead-in is no name the question uses
             if not _is_name_like(tok):
                 if _is_capitalised(tok) and not _SENTENCE_START.search(parsed.question[: m.start()]):
                     capitalised.append((tok, (pos, pos + len(key))))

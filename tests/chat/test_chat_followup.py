@@ -175,3 +175,45 @@ def test_a_term_linked_to_both_of_a_pair_is_what_a_question_about_the_pair_expla
     (_, a), _ = converse(glossary, engine, "TTFT 和 TPOT 有什么区别？", question)
     assert a.intent == "howto_why" and a.citations[0].term_id == "e2e-latency"
     assert {"time-to-first-token", "time-per-output-token"} <= set(a.terms)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "as_it", "as_typed"),
+    [
+        # a demonstrative that stands alone points back as surely as "it"
+        ("What is disaggregated inference?", "What's the downside of it?", "What's the downside of this?"),
+        ("What is PagedAttention?", "Which engine is built around it?", "Which engine is built around that?"),
+        # a lead-in's capitals ("OK") are no unknown name, and a capital after it starts the question
+        ("What is QPS?", "How does it relate to throughput?", "OK, How does it relate to throughput?"),
+    ],
+)
+def test_a_follow_up_in_other_words_is_answered_alike(
+    glossary: Glossary, real_engine: SearchEngine, first: str, as_it: str, as_typed: str
+) -> None:
+    a, _ = converse(glossary, real_engine, first, as_it)
+    b, _ = converse(glossary, real_engine, first, as_typed)
+    assert a[1].grounded and b[1].grounded
+    assert a[1].citations[0].term_id == b[1].citations[0].term_id
+
+
+@pytest.mark.slow
+def test_a_follow_up_about_a_made_up_product_is_refused(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """What "it" points at is known, but the question asks about a product the glossary has never
+    seen: no sentence of the glossary answers it. A known product in its place is answered."""
+    (_, made_up), _ = converse(
+        glossary,
+        real_engine,
+        "What's the idea behind microscaling formats like MXFP4?",
+        "Can I deploy it on a Tesla Dojo HyperCore v9 board?",
+    )
+    assert not made_up.grounded and made_up.decision["reason"] == "unknown_name"
+    (_, known), _ = converse(
+        glossary,
+        real_engine,
+        "What's the idea behind microscaling formats like MXFP4?",
+        "Does Blackwell support it?",
+    )
+    assert known.grounded

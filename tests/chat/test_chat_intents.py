@@ -184,6 +184,21 @@ def test_empty_and_odd_input() -> None:
     assert parse("\x00\u200b").intent == "unknown"
 
 
+@pytest.mark.parametrize(
+    ("question", "pronouns"),
+    [
+        ("which engine is built around that?", ["that"]),  # after a preposition
+        ("what happens if i crank that up?", ["that"]),  # before a verb's particle
+        ("which cards support that?", ["that"]),  # closing the clause
+        ("i think that is fine", []),  # a complement
+        ("the engine that uses it", ["it"]),  # a relative clause
+        ("explain tensor parallelism like i'm new to this.", []),  # an idiom: the field
+    ],
+)
+def test_that_and_this_point_back_where_they_stand_for_a_thing(question: str, pronouns: list[str]) -> None:
+    assert [p.text for p in find_pronouns(question)] == pronouns
+
+
 def test_frames_match_where_fold_dropped_the_space_between_latin_and_chinese() -> None:
     p = parse("what's 冷启动's english name?")
     assert (p.intent, p.facet, [s.text for s in p.slots]) == ("definition", "names_en", ["冷启动"])
@@ -482,6 +497,8 @@ def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) ->
         ("请教一下：分页注意力是什么？", "definition", ["分页注意力"]),
         ("Please help: vLLM vs SGLang", "comparison", ["vllm", "sglang"]),
         ("ELI5: disaggregated inference", "unknown", ["disaggregated inference"]),
+        # and so does a manner after it: to whom, how plainly
+        ("Explain tensor parallelism to me like I'm new to this.", "definition", ["tensor parallelism"]),
         ("Hi everyone, what is a KV cache?", "definition", ["kv cache"]),
         ("Newbie here: what is a KV cache?", "definition", ["kv cache"]),
         ("求助：TTFT 和 TPOT 有什么区别？", "comparison", ["ttft", "tpot"]),
