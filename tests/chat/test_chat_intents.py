@@ -199,6 +199,18 @@ def test_that_and_this_point_back_where_they_stand_for_a_thing(question: str, pr
     assert [p.text for p in find_pronouns(question)] == pronouns
 
 
+@pytest.mark.parametrize(
+    ("question", "pronouns"),
+    [
+        ("他里面的草稿模型是干什么的？", [("他", "topic")]),  # 他 typed for 它
+        ("他们有什么区别？", [("他们", "both")]),
+        ("其他方法有哪些？", []),  # 其他 is "other"
+    ],
+)
+def test_he_typed_for_it_points_back_as_it_does(question: str, pronouns: list[tuple[str, str]]) -> None:
+    assert [(p.text, p.ref) for p in find_pronouns(question)] == pronouns
+
+
 def test_frames_match_where_fold_dropped_the_space_between_latin_and_chinese() -> None:
     p = parse("what's 冷启动's english name?")
     assert (p.intent, p.facet, [s.text for s in p.slots]) == ("definition", "names_en", ["冷启动"])
