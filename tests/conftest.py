@@ -41,27 +41,27 @@ def bundled_build() -> Callable[[], BuildResult]:
 
 @pytest.fixture(scope="session")
 def hash_artifact(tmp_path_factory: Any) -> Path:
-    """`glossary build --encoder hash:64` of the real corpus (a few seconds), as a user builds it."""
-    out = tmp_path_factory.mktemp("hash-artifact") / "artifact"
-    cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
-    return out
-
-
-@pytest.fixture(scope="session")
-def quick_hash_artifact(tmp_path_factory: Any) -> Path:
-    """:func:`hash_artifact` with its refusal model fitted on the quick sample."""
+    """`glossary build --encoder hash:64` of the real corpus, as a user builds it, with its refusal
+    model fitted on the quick sample (``QUICK_SAMPLE``, tests/refusal_cache.py): the tests that
+    use it serve, reload, export and replay that artifact; how well a model refuses is judged on
+    the real encoder's artifact (tests/chat, `glossary eval-refusal`)."""
     import os
 
     from kg.chat.refusal import SAMPLE_ENV
 
-    out = tmp_path_factory.mktemp("quick-hash-artifact") / "artifact"
+    out = tmp_path_factory.mktemp("hash-artifact") / "artifact"
     cmd = [sys.executable, "-m", "kg.cli", "build", "--encoder", "hash:64", "--artifact", str(out)]
     env = {**os.environ, SAMPLE_ENV: QUICK_SAMPLE}
     subprocess.run(
         cmd, check=True, capture_output=True, timeout=300, cwd=Path(__file__).resolve().parents[1], env=env
     )
     return out
+
+
+@pytest.fixture(scope="session")
+def quick_hash_artifact(hash_artifact: Path) -> Path:
+    """:func:`hash_artifact`, named for what the pipeline tests rely on: a quick refusal fit."""
+    return hash_artifact
 
 
 @pytest.fixture
@@ -87,10 +87,8 @@ def quick_cache_home(
 
 
 @pytest.fixture
-def seeded_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hash_artifact: Path) -> Path:
+def seeded_cache_home(quick_cache_home: Path) -> Path:
     """``XDG_CACHE_HOME`` of the test's own (no vectors), holding only the refusal model fitted
-    for the bundled corpus with ``hash:64`` (:func:`seed_refusal_cache`)."""
-    home = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    seed_refusal_cache(hash_artifact)
-    return home
+    for the bundled corpus with ``hash:64`` (:func:`seed_refusal_cache`); the test's own fits are
+    quick ones, so that a build of the bundled corpus reads that model."""
+    return quick_cache_home

@@ -507,7 +507,7 @@ def test_serve_refuses_when_the_index_is_missing_and_the_graph_is_damaged(
 
 
 def test_serve_upgrades_an_artifact_built_before_checksums(
-    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path
+    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path, quick_fits: None
 ) -> None:
     from kg.search.engine import SearchEngine
 
@@ -526,7 +526,7 @@ def test_serve_upgrades_an_artifact_built_before_checksums(
 
 
 def test_serve_adds_a_missing_refusal_model_as_a_new_version(
-    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path
+    custom: BuildResult, serve_calls: dict[str, Any], tmp_path: Path, quick_fits: None
 ) -> None:
     from kg.search.engine import SearchEngine
 
