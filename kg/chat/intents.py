@@ -281,7 +281,7 @@ def is_demonstrative(p: Pronoun) -> bool:
 # --- frames --------------------------------------------------------------------------------
 
 _LEAD = re.compile(
-    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|小白求问|求问|请教一下|请教|弱弱地?问一(?:下|句)|快速问一下|简单问一下|问个小?问题|有个小?问题|我想问一下|我想问|想请教一下|想请教|打扰一下|你好|您好|哈喽|想问一下|问一下|一般来说|求助|新手求助|萌新求问|新手提问|大家好|各位大佬|大佬们|各位(?=[，,：:！!])|急问|在线等|急(?=[，,：:！!])|一般|通常|到底|究竟|"
+    r"^(?:\s*(?:那么|那(?!个\s*(?:怎|如何|是|有|能|可以|要|该|为什么|咋|呢|[？?。，,]|$))|所以|还有|另外|好的|好吧|嗯|哦|噢|谢谢|请问|麻烦你?|小白求问|求问|请教一下|请教|弱弱地?问一(?:下|句)|快速问一下|简单问一下|问个小?问题|有个小?问题|我想问一下|我想问|想请教一下|想请教|打扰一下|你好|您好|哈喽|想问一下|问一下|一般来说|具体来说|具体而言|简单来说|简单地说|总的来说|说白了|换句话说|说实话|老实说|求助|新手求助|萌新求问|新手提问|大家好|各位大佬|大佬们|各位(?=[，,：:！!])|急问|在线等|急(?=[，,：:！!])|一般|通常|到底|究竟|"
     # a change of subject opens the question but says nothing of what it is about: the search
     # and the refusal model see the question without it ("lol unrelated, what's a good name for
     # a cat?" is as off-topic as the question alone); TOPIC_SWITCH still reads it on the whole
@@ -482,6 +482,12 @@ _f(
     "comparison",
     None,
     r"^(?:how )?(?:do|does|is|are) (?P<a>.+?) (?:differ|different|compare|compared|contrast)\w* (?:from|to|with|against) (?P<b>.+)$",
+)
+# the same in the order of an embedded question ("I wonder how vLLM differs from SGLang")
+_f(
+    "comparison",
+    None,
+    r"^how (?P<a>.+?) (?:differs|differ|compares|compare) (?:from|to|with|against) (?P<b>.+)$",
 )
 _f(
     "comparison",

@@ -652,6 +652,59 @@ def _unshout(text: str) -> str:
     return text.lower() if words & _GRAMMAR_WORDS else text
 
 
+_WRAPPER = (
+    r"(?:(?:can|could|would|will) you (?:please |pls )?(?:tell me|let me know|explain(?: to me)?)|do you know|"
+    r"(?:does )?any(?:one|body) know|i (?:want|would like|'d like|need|wanna) to (?:know|understand)|"
+    r"i(?:'m| am| was) (?:wondering|curious)|i wonder|please (?:tell me|explain)|tell me)"
+)
+# "Can you tell me what TTFT is?": the question a request wraps, in the order of a direct one
+_EMBEDDED = re.compile(
+    rf"^\s*{_WRAPPER}\s*[:,]?\s*(?P<wh>what|how)\s+(?P<x>.+?)\s+"
+    r"(?P<verb>is|are|means|mean|stands for|stand for|works|work|does|do)\s*(?P<end>[?.!]*)\s*$",
+    re.IGNORECASE,
+)
+_DIRECT_VERB = {
+    ("what", "is"): "what is {x}",
+    ("what", "are"): "what are {x}",
+    ("what", "means"): "what does {x} mean",
+    ("what", "mean"): "what do {x} mean",
+    ("what", "stands for"): "what does {x} stand for",
+    ("what", "stand for"): "what do {x} stand for",
+    ("what", "does"): "what does {x} do",
+    ("what", "do"): "what do {x} do",
+    ("how", "works"): "how does {x} work",
+    ("how", "work"): "how do {x} work",
+}
+# "Can you tell me: vLLM vs SGLang", "Could you explain TTFT vs TPOT?": the request itself says
+# nothing of what is asked (an imperative after "could you" stays: "explain …")
+_REQUEST = re.compile(
+    rf"^\s*(?:{_WRAPPER}\s*(?:[:,]\s*|(?=(?:what|how|why|which|when|where|who|whether|if)\b))"
+    r"|(?:can|could|would|will) you (?:please |pls )?(?=(?:explain|describe|compare|define|summari[sz]e|clarify)\b))",
+    re.IGNORECASE,
+)
+# "What exactly is PagedAttention?", "How exactly does the SLO relate to the SLA?": an adverb of
+# emphasis inside the frame
+_FRAME_ADVERB = re.compile(
+    r"\b(what|how|why|which|where|who)((?:'s|\s+(?:is|are|does|do|did|was|were))?)\s+(?:exactly|actually|really|precisely|basically)\b",
+    re.IGNORECASE,
+)
+
+
+def direct_question(text: str) -> str:
+    """*text* without a request wrapped around its question, in a direct question's word order
+    ("Can you tell me what TTFT is?" → "what is TTFT?"), and without an adverb of emphasis in its
+    frame ("What exactly is X?" → "What is X?"). The frames of the parse and the example
+    questions of the search are direct questions."""
+    m = _EMBEDDED.match(text)
+    if m:
+        form = _DIRECT_VERB.get((m.group("wh").lower(), m.group("verb").lower()))
+        if form is not None:
+            text = form.format(x=m.group("x")) + "?"
+    else:
+        text = _REQUEST.sub("", text, count=1)
+    return _FRAME_ADVERB.sub(lambda m: m.group(1) + m.group(2), text)
+
+
 def normalize(
     question: str,
     known_words: frozenset[str],
@@ -665,7 +718,7 @@ def normalize(
         text = text[:MAX_QUESTION_CHARS]
         warnings.append(f"question truncated to {MAX_QUESTION_CHARS} characters")
     original = text
-    text = _unshout(text)
+    text = direct_question(_unshout(text)) or text
 
     typed = text
     if glossary is not None:

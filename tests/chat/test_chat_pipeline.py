@@ -190,6 +190,45 @@ def test_a_question_in_capitals_is_read_in_lower_case(glossary: Glossary) -> Non
     assert normalize("WHAT IS THE KV CACHE?", words).original == "WHAT IS THE KV CACHE?"
 
 
+@pytest.mark.parametrize(
+    ("question", "direct"),
+    [
+        ("Can you tell me what TTFT is?", "what is TTFT?"),
+        ("Do you know what PagedAttention means", "what does PagedAttention mean?"),
+        ("Can you tell me how PagedAttention works?", "how does PagedAttention work?"),
+        ("Can you tell me: vLLM vs SGLang", "vLLM vs SGLang"),
+        ("Could you explain TTFT vs TPOT?", "explain TTFT vs TPOT?"),  # the imperative stays
+        ("Can you tell me which engine uses PagedAttention?", "which engine uses PagedAttention?"),
+        ("What exactly is PagedAttention?", "What is PagedAttention?"),
+        ("How exactly does the SLO relate to the SLA?", "How does the SLO relate to the SLA?"),
+        ("Tell me about KV cache", "Tell me about KV cache"),  # a frame of its own
+        ("Can you help me?", "Can you help me?"),  # no question inside
+    ],
+)
+def test_a_wrapped_question_is_read_as_the_direct_one(question: str, direct: str) -> None:
+    from kg.chat.normalize import direct_question
+
+    assert direct_question(question) == direct
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("plain", "wrapped"),
+    [
+        ("What is TTFT?", "Can you tell me what TTFT is?"),
+        ("vLLM vs SGLang", "Can you tell me: vLLM vs SGLang"),
+        ("What is PagedAttention?", "What exactly is PagedAttention?"),
+        ("TGI 是哪几个词的首字母", "具体来说，TGI 是哪几个词的首字母"),
+    ],
+)
+def test_a_wrapped_question_is_answered_as_the_direct_one(
+    glossary: Glossary, real_engine: SearchEngine, plain: str, wrapped: str
+) -> None:
+    a = answer(glossary, real_engine, plain, context=ConversationState())
+    b = answer(glossary, real_engine, wrapped, context=ConversationState())
+    assert a.terms[:2] == b.terms[:2] and a.grounded and b.grounded
+
+
 def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
     q = normalize("什么是 TTFT" * 500, known_words(glossary))
     assert len(q.text) == MAX_QUESTION_CHARS and q.warnings
