@@ -316,9 +316,14 @@ _CLAUSE = re.compile(
 )
 _ARTICLE = re.compile(r"^(an?|the)\s+")
 # "… in English please", "…，谢谢", "用中文讲讲": how to answer, not what about
-_POLITE_END = re.compile(r"(?:[\s,，]*(?:please|pls|thanks|thank you|thx|谢谢|谢啦|多谢))+$")
+_POLITE_END = re.compile(
+    r"(?:[\s,，]*(?:please|pls|thanks|thank you|thx|谢谢|谢啦|多谢|"
+    # a hedge after the question: how plainly to answer ("…, basically?")
+    r"(?<=,)\s*(?:basically|in short|in a nutshell|in general|generally|roughly|in practice)))+$"
+)
 _MANNER_END = re.compile(
-    r"(?:(?:\s+|(?<=[\u4e00-\u9fff]))(?:in (?:plain |simple )?(?:english|chinese|terms|words|detail)|briefly|simply|for me|for a beginner|"
+    r"(?:(?:\s+|(?<=[\u4e00-\u9fff])|,\s*)(?:in (?:plain |simple )?(?:english|chinese|terms|words|detail)|briefly|simply|for me|for a beginner|"
+    r"basically|in short|in a nutshell|in general|generally|roughly|in practice|"
     # "Explain tensor parallelism to me like I'm new to this": to whom and how, not what
     r"(?:to me )?like i'?m (?:new to (?:this|it|all this|the field)|five|5|a beginner|a kid|twelve|a newbie|a novice)|to me)"
     r"|(?:用|请用)(?:中文|英文|英语|汉语)(?:解释|说|讲|回答|介绍)?(?:一下|下)?|(?:简单|详细)(?:说|讲|解释|介绍)(?:说|讲)?(?:一下|下)?)+$"

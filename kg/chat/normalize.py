@@ -150,6 +150,7 @@ def name_words(names: Iterable[str]) -> frozenset[str]:
         for w in re.findall(r"[a-z][a-z0-9.+_'’-]*", fold(n)):
             out.add(w)
             out.add(w.strip(".-"))
+            out.add(re.sub(r"['’]s$", "", w))  # "goodhart" of "Goodhart's law": what a typo is of
     return frozenset(out)
 
 
@@ -518,9 +519,17 @@ def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choic
     swapped = _one_swap(low, known) if any(ch.isupper() for ch in word[1:]) else None
     if swapped is not None:
         return swapped  # "TTTF" → ttft, "NVLnik" → nvlink, "NCLL" → nccl
+    from rapidfuzz import fuzz, process
+    from rapidfuzz.distance import Levenshtein
+
+    if len(low) >= 8:
+        # one letter off a long name word is a typo even when it splits into two name words
+        # ("PageAttention": page + attention, one letter off PagedAttention)
+        near = [c for c in choices if abs(len(c) - len(low)) <= 1 and Levenshtein.distance(low, c) == 1]
+        if len(near) == 1:
+            return near[0]
     if len(low) < 5 or two_name_words(low, known) is not None:
         return word  # "StreamingLLM" is no typo of "streaming"
-    from rapidfuzz import fuzz, process
 
     # a misspelling keeps its first letter (first-letter errors are the rarest kind); a word that
     # does not is another word ("running" is no typo of "pruning")
@@ -729,7 +738,9 @@ def normalize(
     def reduce(m: re.Match[str]) -> str:
         word = m.group(0)
         if vocabulary:
-            word = _correct(word, known_words, vocabulary, choices)
+            # the possessor is what may be misspelt ("Godhart's law"), not the possessive
+            owner = _POSSESSIVE.sub("", word)
+            word = _correct(owner, known_words, vocabulary, choices) + word[len(owner) :]
         stem = _POSSESSIVE.sub("", word)
         if stem != word and stem.lower() not in _CONTRACTIONS and fold(word) not in known_words:
             word = stem  # "vLLM's scheduler" → "vLLM scheduler" (not "what's", "it's")

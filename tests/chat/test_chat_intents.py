@@ -511,6 +511,7 @@ def test_a_change_of_subject_is_no_part_of_the_body(question: str, body: str) ->
         ("ELI5: disaggregated inference", "unknown", ["disaggregated inference"]),
         # and so does a manner after it: to whom, how plainly
         ("Explain tensor parallelism to me like I'm new to this.", "definition", ["tensor parallelism"]),
+        ("What engine does it plug into, basically?", "relation", ["does it plug into"]),  # a hedge after it
         ("Hi everyone, what is a KV cache?", "definition", ["kv cache"]),
         ("Newbie here: what is a KV cache?", "definition", ["kv cache"]),
         ("求助：TTFT 和 TPOT 有什么区别？", "comparison", ["ttft", "tpot"]),

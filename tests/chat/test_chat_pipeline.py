@@ -229,6 +229,16 @@ def test_a_wrapped_question_is_answered_as_the_direct_one(
     assert a.terms[:2] == b.terms[:2] and a.grounded and b.grounded
 
 
+def test_a_long_name_word_one_letter_off_and_a_misspelt_possessor_are_corrected(glossary: Glossary) -> None:
+    """ "PageAttention" splits into two name words (page, attention), but one letter off
+    PagedAttention it is a typo of it; a made-up run of two name words stays ("StreamingLLM")."""
+    vocabulary = frozenset({"what", "is", "the"})  # plain words; a vocabulary turns corrections on
+    words = known_words(glossary)
+    assert normalize("What is PageAttention?", words, vocabulary).text == "What is pagedattention?"
+    assert normalize("What is StreamingLLM?", words, vocabulary).text == "What is StreamingLLM?"
+    assert normalize("What's Godhart's law?", words, vocabulary).text == "What's goodhart's law?"
+
+
 def test_long_questions_are_cut_with_a_warning(glossary: Glossary) -> None:
     q = normalize("什么是 TTFT" * 500, known_words(glossary))
     assert len(q.text) == MAX_QUESTION_CHARS and q.warnings
