@@ -42,6 +42,10 @@ DEV_SPLITS = {
     "dev2": "chat_blind_dev2.jsonl",
     "dev3": "chat_blind_dev3.jsonl",
     "dev4": "chat_blind_dev4.jsonl",
+    "dev5": "chat_blind_dev5.jsonl",
+    "dev6": "chat_blind_dev6.jsonl",
+    "dev7": "chat_blind_dev7.jsonl",
+    "dev8": "chat_blind_dev8.jsonl",
 }
 
 
