@@ -755,7 +755,7 @@ ChatDataOpt = typer.Option(
 ChatSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the five blind dev splits, the test split "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the eight blind dev splits, the test split "
     "and the original conversations.",
 )
 DEFAULT_CHAT_SPLITS = (
@@ -847,6 +847,52 @@ def eval_chat(
         from kg.docsections import replace_section
 
         replace_section(out, section, md, title="Evaluation")  # md ends with its targets
+
+
+VariantSplitOpt = typer.Option(
+    None,
+    "--split",
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the eight blind dev splits together "
+    "(tuned on) and the test split (never tuned on).",
+)
+
+
+@app.command("eval-variants")
+def eval_variants(
+    artifact: Path = ArtifactOpt,
+    split: list[str] | None = VariantSplitOpt,
+    out: Path | None = EvalOutOpt,
+) -> None:
+    """First turns asked again in fixed surface variants (capitals, typos, Traditional, lead-ins…):
+    the share whose answer stays right, per variant and split."""
+    from kg.chat.evaluate import load_conversations
+    from kg.evaluation.variants import render_markdown, score_variants
+
+    g, engine, _ = _chat_engine(artifact)
+    if split:
+        named = [(name, load_conversations(path)) for name, path in _named_splits(split, ())]
+    else:
+        dev = [
+            c
+            for name, path in _named_splits(None, DEFAULT_CHAT_SPLITS)
+            if name.startswith("dev")
+            for c in load_conversations(path)
+        ]
+        test = dict(_named_splits(None, DEFAULT_CHAT_SPLITS))["test"]
+        named = [("dev–dev8", dev), ("test", load_conversations(test))]
+    reports = {name: score_variants(g, engine, convs) for name, convs in named}
+    command = "glossary eval-variants" + ("".join(f" --split {s}" for s in split) if split else "")
+    command += f" --out {out}" if out else ""
+    md = render_markdown(reports, command=command)
+    print(md)
+    for name, r in reports.items():
+        for variant, lost in r.lost.items():
+            for x in lost:
+                console.print(f"[dim]{name} {variant}: {x['variant']!r} → {x['first_citation']}[/dim]")
+    if out:
+        from kg.docsections import replace_section
+
+        replace_section(out, "chat-variants", md, title="Evaluation")
 
 
 RefusalSplitOpt = typer.Option(
