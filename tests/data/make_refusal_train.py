@@ -16,6 +16,10 @@ Sources (dev only — never chat_blind_test.jsonl):
 - refusal_ood_train3.jsonl and refusal_indomain_train3.jsonl: a third pair, 300 + 300, written blind
   by a third writer (181 near-domain traps: the glossary's words in other senses — gaming GPUs,
   crypto and lexer tokens, web caches, OS kernels, quant trading, statistical inference …).
+- refusal_ood_train6.jsonl and refusal_indomain_train6.jsonl: a sixth pair, 300 + 300, written blind
+  from the sources by a fourth writer (120 near-domain traps, 60 invented names, 60 out-of-domain
+  judgement questions; in-domain: symptoms, units, typos, translated names, comparisons …). The
+  fourth and fifth pairs are never trained on: `glossary eval-refusal` measures on them.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ def examples() -> list[dict]:
                 add(turn["user"], turn["kind"] != "out_of_domain", name)
     for q in _rows(HERE / "retrieval_dev.jsonl"):
         add(q["query"], True, "retrieval_dev.jsonl")
-    for suffix in ("", "2", "3"):
+    for suffix in ("", "2", "3", "6"):
         for q in _rows(HERE / f"refusal_ood_train{suffix}.jsonl"):
             add(q["text"], False, f"refusal_ood_train{suffix}.jsonl")
         for q in _rows(HERE / f"refusal_indomain_train{suffix}.jsonl"):
