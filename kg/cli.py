@@ -755,7 +755,7 @@ ChatDataOpt = typer.Option(
 ChatSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the eight blind dev splits, the test split "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the nine blind dev splits, the test split "
     "and the original conversations.",
 )
 DEFAULT_CHAT_SPLITS = (
@@ -767,6 +767,7 @@ DEFAULT_CHAT_SPLITS = (
     "dev6=tests/data/chat_blind_dev6.jsonl",
     "dev7=tests/data/chat_blind_dev7.jsonl",
     "dev8=tests/data/chat_blind_dev8.jsonl",
+    "dev9=tests/data/chat_blind_dev9.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )
@@ -852,7 +853,7 @@ def eval_chat(
 VariantSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the eight blind dev splits together "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the nine blind dev splits together "
     "(tuned on) and the test split (never tuned on).",
 )
 
@@ -879,7 +880,7 @@ def eval_variants(
             for c in load_conversations(path)
         ]
         test = dict(_named_splits(None, DEFAULT_CHAT_SPLITS))["test"]
-        named = [("dev–dev8", dev), ("test", load_conversations(test))]
+        named = [("dev–dev9", dev), ("test", load_conversations(test))]
     reports = {name: score_variants(g, engine, convs) for name, convs in named}
     command = "glossary eval-variants" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""

@@ -341,6 +341,13 @@ _NO_NOUN = frozenset(
 )
 
 
+#: What may follow 这个 / 那个 standing for a term, where a determiner would have its noun: an
+#: adverb or a question word (not 有 / 能 / 会, which begin nouns too: 有效吞吐, 能耗, 会话).
+_ZH_STANDS_ALONE = re.compile(
+    r"一般|通常|到底|究竟|平时|平常|大概|一直|往往|怎|如何|为什么|为啥|咋|呢|是不是|是什么|是啥|可以|该|也|还|都"
+)
+
+
 def _loose_demonstrative(ctx: Ctx) -> bool:
     """Whether the question points back only with a demonstrative that may determine a noun of
     its own ("these charts"), rather than one whose noun is a word of the referent's name
@@ -362,6 +369,8 @@ def _loose_demonstrative(ctx: Ctx) -> bool:
         and (en.group() in _NO_NOUN or re.fullmatch(r"[a-z]+(?:ed|[^s]s)", en.group()))
     ):
         return False  # "Is a lower value of this better?", "Which CPU does this bundle?"
+    if p.text in ("这个", "那个") and _ZH_STANDS_ALONE.match(after):
+        return False  # "这个一般设多大？", "那个到底是啥？": an adverb or a question word, no noun
     names = [fold(n) for n in ctx.glossary.terms[ctx.referent].all_names()]
     if zh:
         word = zh.group()

@@ -312,10 +312,13 @@ def needs_clarification(ctx: Ctx) -> bool:
 
 
 #: What follows a demonstrative that stands for a term rather than determining a noun: "that
-#: one", "those?", "those fit in one rack" (a verb), "那个怎么开", not "these charts".
+#: one", "those?", "those fit in one rack" (a verb), "那个怎么开", not "these charts". An adverb
+#: right after it ("how big does that usually get?", "这个一般设多大？", "那个到底是啥？") makes
+#: it the subject too: a determiner is followed by its noun, not by an adverb.
 _STANDS_ALONE = re.compile(
     r"\s*(?:ones?\b|[?？.!。]|$|(?:do|does|did|is|are|was|were|fit|fits|work|works|mean|means|run|runs|have|has|need|needs|cost|costs)\b|"
-    r"怎|如何|是|有|能|可以|要|该|为什么|咋|呢)"
+    r"(?:usually|typically|normally|generally|really|actually|ever|even|still|always|often|mostly|commonly)\b|"
+    r"怎|如何|是|有|能|可以|要|该|为什么|咋|呢|一般|通常|到底|究竟|平时|平常|大概|一直|往往)"
 )
 
 

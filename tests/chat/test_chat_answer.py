@@ -506,14 +506,17 @@ def test_a_yes_no_question_is_about_the_name_it_opens_with(
     assert a.citations and a.citations[0].term_id == subject
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "question", ["内部的和外部的有什么区别？", "What's the difference between internal and external?"]
 )
 def test_bare_modifiers_compared_are_kinds_of_the_topic(
-    glossary: Glossary, engine: SearchEngine, question: str
+    glossary: Glossary, real_engine: SearchEngine, question: str
 ) -> None:
     # 000: "内部 TCO 是芯片设计方自己运行它的成本，外部 TCO 是客户购买或租用它付出的成本"
-    (_, a), _ = converse(glossary, engine, "TCO 都包括哪些成本？", question)
+    # (the real engine: whether a question of two bare modifiers is in the domain at all is the
+    # refusal model's call, which a hashing encoder's vectors cannot inform)
+    (_, a), _ = converse(glossary, real_engine, "TCO 都包括哪些成本？", question)
     assert a.intent == "comparison" and a.focus[:2] == ["internal-tco", "external-tco"]
 
 

@@ -184,6 +184,8 @@ def test_a_term_linked_to_both_of_a_pair_is_what_a_question_about_the_pair_expla
         # a demonstrative that stands alone points back as surely as "it"
         ("What is disaggregated inference?", "What's the downside of it?", "What's the downside of this?"),
         ("What is PagedAttention?", "Which engine is built around it?", "Which engine is built around that?"),
+        # 这个 before an adverb stands alone too ("这个能耗指标…" would determine a noun)
+        ("KV cache 是什么？", "它一般设多大比较合适？", "这个一般设多大比较合适？"),
         # a lead-in's capitals ("OK") are no unknown name, and a capital after it starts the question
         ("What is QPS?", "How does it relate to throughput?", "OK, How does it relate to throughput?"),
     ],

@@ -1080,6 +1080,9 @@ def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
         "How much cheaper is that one?",
         "How many of those fit in one server?",
         "那个怎么关掉？",
+        # an adverb after it: a determiner would have had its noun there
+        "ok so how big does that usually get?",
+        "这个一般设多大比较合适？",
     ],
 )
 def test_a_short_question_about_an_unresolved_pronoun_gets_a_question_back(

@@ -46,6 +46,7 @@ DEV_SPLITS = {
     "dev6": "chat_blind_dev6.jsonl",
     "dev7": "chat_blind_dev7.jsonl",
     "dev8": "chat_blind_dev8.jsonl",
+    "dev9": "chat_blind_dev9.jsonl",
 }
 
 
