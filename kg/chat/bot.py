@@ -370,7 +370,7 @@ def _loose_demonstrative(ctx: Ctx) -> bool:
     ):
         return False  # "Is a lower value of this better?", "Which CPU does this bundle?"
     if p.text in ("这个", "那个") and _ZH_STANDS_ALONE.match(after):
-        return False  # "这个一般设多大？", "那个到底是啥？": an adverb or a question word, no noun
+        return False  # "这个一般设多大？", "这个到底是啥？": an adverb or a question word, no noun
     names = [fold(n) for n in ctx.glossary.terms[ctx.referent].all_names()]
     if zh:
         word = zh.group()

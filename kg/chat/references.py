@@ -313,7 +313,7 @@ def needs_clarification(ctx: Ctx) -> bool:
 
 #: What follows a demonstrative that stands for a term rather than determining a noun: "that
 #: one", "those?", "those fit in one rack" (a verb), "那个怎么开", not "these charts". An adverb
-#: right after it ("how big does that usually get?", "这个一般设多大？", "那个到底是啥？") makes
+#: right after it ("how big does that usually get?", "这个一般设多大？", "这个到底是啥？") makes
 #: it the subject too: a determiner is followed by its noun, not by an adverb.
 _STANDS_ALONE = re.compile(
     r"\s*(?:ones?\b|[?？.!。]|$|(?:do|does|did|is|are|was|were|fit|fits|work|works|mean|means|run|runs|have|has|need|needs|cost|costs)\b|"

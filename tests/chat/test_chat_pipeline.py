@@ -1083,6 +1083,7 @@ def test_a_described_slot_that_mentions_a_name_is_about_what_search_finds(
         # an adverb after it: a determiner would have had its noun there
         "ok so how big does that usually get?",
         "这个一般设多大比较合适？",
+        "这个到底是啥？",
     ],
 )
 def test_a_short_question_about_an_unresolved_pronoun_gets_a_question_back(
