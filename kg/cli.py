@@ -873,14 +873,10 @@ def eval_variants(
     if split:
         named = [(name, load_conversations(path)) for name, path in _named_splits(split, ())]
     else:
-        dev = [
-            c
-            for name, path in _named_splits(None, DEFAULT_CHAT_SPLITS)
-            if name.startswith("dev")
-            for c in load_conversations(path)
-        ]
-        test = dict(_named_splits(None, DEFAULT_CHAT_SPLITS))["test"]
-        named = [("dev–dev9", dev), ("test", load_conversations(test))]
+        paths = _named_splits(None, DEFAULT_CHAT_SPLITS)
+        dev = [c for name, path in paths if name.startswith("dev") for c in load_conversations(path)]
+        test = load_conversations(dict(paths)["test"])
+        named = [("dev–dev9", dev), ("test", test)]
     reports = {name: score_variants(g, engine, convs) for name, convs in named}
     command = "glossary eval-variants" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""

@@ -43,7 +43,13 @@ from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
-from kg.chat.references import choice_terms, listed_terms, needs_clarification, resolve_reference
+from kg.chat.references import (
+    ZH_ADVERBS_AFTER_SUBJECT,
+    choice_terms,
+    listed_terms,
+    needs_clarification,
+    resolve_reference,
+)
 from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
@@ -342,9 +348,10 @@ _NO_NOUN = frozenset(
 
 
 #: What may follow 这个 / 那个 standing for a term, where a determiner would have its noun: an
-#: adverb or a question word (not 有 / 能 / 会, which begin nouns too: 有效吞吐, 能耗, 会话).
+#: adverb or a question word (not 有 / 能 / 会, which begin nouns too: 有效吞吐, 能耗, 会话; the
+#: no-context check in kg/chat/references.py may take those, as it only asks a question back).
 _ZH_STANDS_ALONE = re.compile(
-    r"一般|通常|到底|究竟|平时|平常|大概|一直|往往|怎|如何|为什么|为啥|咋|呢|是不是|是什么|是啥|可以|该|也|还|都"
+    rf"{ZH_ADVERBS_AFTER_SUBJECT}|怎|如何|为什么|为啥|咋|呢|是不是|是什么|是啥|可以|该|也|还|都"
 )
 
 

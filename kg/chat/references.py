@@ -311,6 +311,10 @@ def needs_clarification(ctx: Ctx) -> bool:
     )
 
 
+#: Chinese adverbs that may stand between a demonstrative standing for a term and its verb
+#: ("这个一般设多大？", "这个到底是啥？"); a determiner would have its noun there instead.
+ZH_ADVERBS_AFTER_SUBJECT = "一般|通常|到底|究竟|平时|平常|大概|一直|往往"
+
 #: What follows a demonstrative that stands for a term rather than determining a noun: "that
 #: one", "those?", "those fit in one rack" (a verb), "那个怎么开", not "these charts". An adverb
 #: right after it ("how big does that usually get?", "这个一般设多大？", "这个到底是啥？") makes
@@ -318,7 +322,7 @@ def needs_clarification(ctx: Ctx) -> bool:
 _STANDS_ALONE = re.compile(
     r"\s*(?:ones?\b|[?？.!。]|$|(?:do|does|did|is|are|was|were|fit|fits|work|works|mean|means|run|runs|have|has|need|needs|cost|costs)\b|"
     r"(?:usually|typically|normally|generally|really|actually|ever|even|still|always|often|mostly|commonly)\b|"
-    r"怎|如何|是|有|能|可以|要|该|为什么|咋|呢|一般|通常|到底|究竟|平时|平常|大概|一直|往往)"
+    rf"怎|如何|是|有|能|可以|要|该|为什么|咋|呢|{ZH_ADVERBS_AFTER_SUBJECT})"
 )
 
 
