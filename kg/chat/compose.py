@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -19,7 +20,7 @@ from kg.model import Definition, Edge, Term
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["Composer", "display_name", "edges_between", "short_name"]
+__all__ = ["Composer", "display_name", "edges_between", "quote_key", "repeated_sentences", "short_name"]
 
 _T: dict[str, dict[str, str]] = {
     "zh": {
@@ -29,6 +30,7 @@ _T: dict[str, dict[str, str]] = {
         "note": "在推理系统里看什么（{src}）：{q}",
         "src": "来源 {id}",
         "related": "相关术语：{items}",
+        "named_above": "- 上面的引文已说到：{items} {marker}",
         "between": "{a} 与 {b} 的联系（{src}）：{q}",
         "cmp_head": "{a} 与 {b} 的对比：",
         "cmp_diff": "词表的辨析（{src}）：{q}",
@@ -76,6 +78,7 @@ _T: dict[str, dict[str, str]] = {
         "note": "What to watch in inference systems ({src}): {q}",
         "src": "{script}source {id}",
         "related": "Related terms: {items}",
+        "named_above": "- Named in the quote above: {items} {marker}",
         "between": "{a} and {b} ({src}): {q}",
         "cmp_head": "{a} vs {b}:",
         "cmp_diff": "How the glossary tells them apart ({src}): {q}",
@@ -203,6 +206,46 @@ def member_part(glossary: Glossary, term: Term, text: str) -> str:
     return part or text
 
 
+#: where one sentence of a quote ends
+_SENTENCE_END = re.compile(r"[。；;！!？?]|\.\s")
+
+
+#: a clause ends after these (the delimiter stays with its clause)
+_CLAUSE_END = re.compile(r"(?<=[，,。；;！!？?\n])")
+
+
+_QUOTES = re.compile(r"「([^」]*)」|“([^”]*)”")
+
+
+def repeated_sentences(text: str) -> list[str]:
+    """Sentences (six characters or more, spaces and punctuation aside) that two quotes of an
+    answer's *text* both print: what readers see as the same sentence twice. ``glossary
+    eval-chat`` reports the share of answers that have any."""
+    quotes = [a or b for a, b in _QUOTES.findall(text)]
+    keys = [quote_key(q) for q in quotes]
+    out = []
+    for i, quote in enumerate(quotes):
+        for sentence in _SENTENCE_END.split(quote):
+            k = quote_key(sentence)
+            if len(k) >= 6 and any(k in other for j, other in enumerate(keys) if j != i):
+                out.append(sentence)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _name_keys(glossary: Glossary) -> re.Pattern[str]:
+    """Every glossary name as a quote key (longest first), as one pattern."""
+    names = {quote_key(n) for term in glossary.terms.values() for n in term.all_names()}
+    return re.compile(
+        "|".join(map(re.escape, sorted((n for n in names if len(n) >= 2), key=len, reverse=True)))
+    )
+
+
+def quote_key(text: str) -> str:
+    """*text* folded, without spaces and punctuation: the same words quoted twice compare equal."""
+    return "".join(ch for ch in fold(text) if ch.isalnum())
+
+
 def _novel(text: str, shown: Sequence[str]) -> bool:
     return len(text) >= 8 and all(fuzz.partial_ratio(text, s) < 75 for s in shown)
 
@@ -216,6 +259,9 @@ class Composer:
         self.lines: list[str] = []
         self.citations: list[Citation] = []
         self._markers: dict[tuple[str, str], int] = {}
+        # the quoted words so far, folded, with their markers: a later line must not print a
+        # sentence again
+        self._quoted: list[tuple[str, int]] = []
         self.terms: list[str] = []
 
     # --- bookkeeping -------------------------------------------------------------------------
@@ -249,11 +295,60 @@ class Composer:
                     edge=None if edge is None else (edge.type, edge.source, edge.target),
                 )
             )
+            self._quoted.append((quote_key(quote), marker))
         self.use(term_id)
         return f"[{self._markers[key]}]"
 
     def cited(self, source: str, quote: str) -> bool:
         return (source, quote) in self._markers
+
+    def quoted(self, text: str) -> bool:
+        """The answer already quotes these words, or one of their sentences (alone or inside a
+        longer quote): an edge whose evidence is a sentence of the definition above, or two
+        lines of which one is that definition, would print it a second time."""
+        return self.quoted_marker(text) is not None
+
+    def fresh_part(self, text: str) -> str | None:
+        """*text*, or its longest run of clauses the answer does not quote yet (a joint entry's
+        "A 是…，B 是…，两者可能相差很大" after each member's own clause: "两者可能相差很大"), or
+        None when all of it is quoted already. The part is the source's own words, verbatim."""
+        clauses = [c for c in _CLAUSE_END.split(text) if c]
+        new = [self.quoted_marker(c) is None for c in clauses]
+        if all(new):
+            return text
+        best: tuple[int, int] = (0, 0)
+        start = 0
+        for i, keep in enumerate([*new, False]):
+            if not keep:
+                if i - start > best[1] - best[0]:
+                    best = (start, i)
+                start = i + 1
+        part = "".join(clauses[best[0] : best[1]]).strip().rstrip("，,；;")
+        return part if len(quote_key(part)) >= 6 else None
+
+    def quoted_marker(self, text: str) -> int | None:
+        """The marker of the quote that already holds *text* or one of its sentences, or that a
+        sentence of *text* holds ("A100 / H100 / … NVIDIA 数据中心 GPU 具体型号" after the quoted
+        "NVIDIA 数据中心 GPU 具体型号"; eight characters or more, not a short name)."""
+        keys = [quote_key(part) for part in _SENTENCE_END.split(text)]
+        keys = [k for k in keys if len(k) >= 6] or [quote_key(text)]
+        for q, m in self._quoted:
+            for k in keys:
+                if k and (k in q or (len(q) >= 8 and q in k) or self._same_but_names(k, q)):
+                    return m
+        return None
+
+    def _same_but_names(self, k: str, q: str) -> bool:
+        """*k* is words of the quote *q* plus glossary names: a source line "static batching（静态
+        批处理） 请求攒齐一个 batch 后一起进" after the quoted definition "请求攒齐一个 batch 后一起进、
+        一起出。简单但…"."""
+        names = _name_keys(self.g)
+        rest = names.sub("", k)
+        if len(rest) >= 6 and rest != k and rest in q:
+            return True  # "INT8 / INT4 / … / BF16 常见数值精度。"
+        # names only around the shared words ("batch" inside them is a name too)
+        block = SequenceMatcher(None, k, q, autojunk=False).find_longest_match(0, len(k), 0, len(q))
+        return block.size >= 8 and len(names.sub("", k[: block.a] + k[block.a + block.size :])) <= 2
 
     def add(self, line: str) -> None:
         self.lines.append(line)
@@ -287,7 +382,10 @@ class Composer:
             if used and not _novel(d.text, shown):
                 continue
             key = "def" if not used else "def_same" if any(u.source == d.source for u in used) else "def_more"
-            quote = member_part(self.g, term, d.text)
+            # a joint entry's words another side of the answer quotes already are not quoted again
+            quote = self.fresh_part(member_part(self.g, term, d.text))
+            if quote is None:
+                continue
             marker = self.cite(term.id, d.source, quote, "definition", d.line)
             self.add(t(self.lang, key, src=self.src(d.source, d.lang), q=self.q(quote)) + " " + marker)
             shown.append(d.text)
@@ -307,32 +405,58 @@ class Composer:
         return used
 
     def first_definition(self, term: Term) -> None:
-        if term.definitions:
-            d = term.definitions[0]
-            marker = self.cite(term.id, d.source, d.text, "definition", d.line)
-            self.add(t(self.lang, "def", src=self.src(d.source, d.lang), q=self.q(d.text)) + " " + marker)
+        quotes = ((d, self.fresh_part(d.text)) for d in term.definitions[:1])
+        for d, quote in quotes:
+            if quote is None:  # the other side of the answer quotes these words already
+                continue
+            marker = self.cite(term.id, d.source, quote, "definition", d.line)
+            self.add(t(self.lang, "def", src=self.src(d.source, d.lang), q=self.q(quote)) + " " + marker)
         self.use(term.id)
 
-    def edge_marker(self, edge: Edge, about: str) -> str:
-        return self.cite(about, edge.doc, edge.evidence, "edge", edge.line, edge)
+    def edge_marker(self, edge: Edge, about: str, quote: str | None = None) -> str:
+        """The marker of *edge*'s evidence (or of *quote*, a part of it) as a citation."""
+        return self.cite(about, edge.doc, quote or edge.evidence, "edge", edge.line, edge)
 
     def edge_items(self, focus: str, others: Sequence[str], max_lines: int = 6) -> list[str]:
         """ "- **Prefill**（预填充）：「evidence」（来源 001）[n]" per neighbour, in *others*' order;
-        neighbours whose best edge quotes the same words share one line ("- **SGLang**、**TGI**：…")."""
+        neighbours whose best edge quotes the same words share one line ("- **SGLang**、**TGI**：…"),
+        and those whose evidence the answer already quotes are only named, with that quote's marker
+        ("- 上面的引文已说到：**上下文并行** [1]"): no sentence is printed twice."""
         groups: dict[tuple[str, str], tuple[list[str], Edge]] = {}
+        # neighbours whose evidence the answer already quotes: named once, with that quote's marker
+        above: dict[int, list[str]] = {}
         for other in others:
             edge = best_edge(self.g, focus, other)
             if edge is None:
                 continue
-            key = (edge.doc, edge.evidence)
+            # each neighbour named above takes the line it would have had: no more terms are listed
+            used = len(groups) + sum(map(len, above.values()))
+            part = edge.evidence if (edge.doc, edge.evidence) in groups else self.fresh_part(edge.evidence)
+            if part is None:
+                shown = self.quoted_marker(edge.evidence)
+                if used < max_lines and shown is not None:
+                    above.setdefault(shown, []).append(other)
+                continue
+            key = (edge.doc, part)
+            # a part inside one already chosen ("LLM 推理的两阶段…" inside "prefill / decode … LLM
+            # 推理的两阶段…") shares that line
+            key = next((k for k in groups if k[0] == edge.doc and quote_key(part) in quote_key(k[1])), key)
+            if key not in groups and any(
+                len(quote_key(k[1])) >= 8 and quote_key(k[1]) in quote_key(part) for k in groups
+            ):
+                continue  # it holds a line already chosen whole: quoting it would repeat that line
             if key not in groups:
-                if len(groups) >= max_lines:
+                if used >= max_lines:
                     continue
                 groups[key] = ([], edge)
             groups[key][0].append(other)
         lines = []
-        for members, edge in groups.values():
-            marker = self.edge_marker(edge, members[0])
+        for shown, members in above.items():
+            self.use(*members)
+            items = t(self.lang, "sep").join(self.bold(m) for m in members)
+            lines.append(t(self.lang, "named_above", items=items, marker=f"[{shown}]"))
+        for (_, part), (members, edge) in groups.items():
+            marker = self.edge_marker(edge, members[0], part)
             for m in members[1:]:
                 self.use(m)
             if len(members) == 1:
@@ -340,9 +464,9 @@ class Composer:
             else:
                 head = t(self.lang, "sep").join(self.bold(m) for m in members)
             if self.lang == "zh":
-                lines.append(f"- {head}：{self.q(edge.evidence)}（{self.src(edge.doc)}）{marker}")
+                lines.append(f"- {head}：{self.q(part)}（{self.src(edge.doc)}）{marker}")
             else:
-                lines.append(f"- {head}: {self.q(edge.evidence)} ({self.src(edge.doc)}) {marker}")
+                lines.append(f"- {head}: {self.q(part)} ({self.src(edge.doc)}) {marker}")
         return lines
 
     def related_names(self, focus: str, others: Iterable[str], limit: int = 4) -> str | None:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.chat.bot import answer as default_answer
+from kg.chat.compose import repeated_sentences
 from kg.chat.model import Answer, ConversationState
 from kg.evaluation.dataset import read_jsonl
 from kg.search.engine import SearchEngine
@@ -197,6 +198,8 @@ def evaluate_chat(
                 "terms": ans.terms[:5],
                 "gold": gold,
                 "ms": round(ms, 3),
+                # a sentence of the sources printed twice in the answer (kg.chat.compose)
+                "repeats": bool(ans.grounded and repeated_sentences(ans.answer)),
             }
             if turn.kind == CLARIFY_KIND:
                 row["scored"] = "clarify"
@@ -231,6 +234,7 @@ def _metrics(sel: list[dict[str, Any]]) -> dict[str, Any]:
         "first_citation": _share(sum(bool(r["ok"]) for r in cite), len(cite)),
         "first_citation_any_gold": _share(sum(bool(r.get("any_ok")) for r in cite), len(cite)),
         "wrongful_refusal": _share(sum(not r["grounded"] for r in cite), len(cite)),
+        "repeating": _share(sum(bool(r.get("repeats")) for r in sel), sum(bool(r["grounded"]) for r in sel)),
         "out_of_domain": len(refuse),
         "ood_refused": _share(sum(bool(r["ok"]) for r in refuse), len(refuse)),
         "clarify": len(clarify),
@@ -367,6 +371,7 @@ _OVERALL = [
     ("first citation right (the concept asked for)", "first_citation", _pct),
     ("first citation is any gold concept", "first_citation_any_gold", _pct),
     ("wrongful refusals (answerable, refused)", "wrongful_refusal", _pct),
+    ("answers quoting a sentence twice", "repeating", _pct),
     ("out-of-domain turns", "out_of_domain", str),
     ("out-of-domain refused", "ood_refused", _pct),
     ("bare pronouns answered with a question", "clarified", _pct),

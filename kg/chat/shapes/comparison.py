@@ -95,14 +95,17 @@ def comparison(ctx: Ctx) -> Answer:
     for term in (ta, tb, *(g.terms[x] for x in extra)):
         c.add(f"{c.bold(term.id)}{t(ctx.lang, 'colon')}")
         c.definitions(term, max_defs=1, notes=1)
+        if c.lines[-1].endswith(t(ctx.lang, "colon")):
+            c.lines.pop()  # its definition is words quoted above already: no empty heading
     direct = edges_between(g, ta.id, tb.id)
     for e in direct[:3]:
-        if c.cited(e.doc, e.evidence):  # the same words were already quoted as a definition or note
+        quote = c.fresh_part(e.evidence)  # not the words a definition or note above quotes
+        if quote is None:
             continue
         key = "cmp_diff" if e.type == "confused_with" else "cmp_edge"
         about = tb.id if e.source == tb.id else ta.id
-        marker = c.edge_marker(e, about)
-        c.add(t(ctx.lang, key, src=c.src(e.doc), q=c.q(e.evidence)) + " " + marker)
+        marker = c.edge_marker(e, about, quote)
+        c.add(t(ctx.lang, key, src=c.src(e.doc), q=c.q(quote)) + " " + marker)
     if not direct:
         c.add(t(ctx.lang, "cmp_none"))
     shared = sorted(set(g.neighbours(ta.id)) & set(g.neighbours(tb.id)) - {ta.id, tb.id})

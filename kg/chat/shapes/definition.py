@@ -56,13 +56,19 @@ def definition(ctx: Ctx) -> Answer:
         # "What does 8K/1K mean?": the line that says it of the pair, whole, beside the first member's
         # own definitions
         members, edge = joint
-        for other in members[1:]:
-            _between(ctx, c, term.id, other, edge)
+        part = c.fresh_part(edge.evidence)  # not the member's own clause quoted above again
+        for other in members[1:] if part is not None else []:
+            _between(ctx, c, term.id, other, edge, part)
     others = other_terms(ctx, {term.id}, outside=None if link.method == "context" else slot)
+    named_above: list[str] = []  # linked by a sentence the definitions above already quote
     for other in others[:2]:
-        for e in edges_between(g, term.id, other)[:1]:
-            _between(ctx, c, term.id, other, e)
-    neighbours = ranked_neighbours(ctx, term.id, others)
+        edges = edges_between(g, term.id, other)
+        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        if edges and not fresh:
+            named_above.append(other)
+        for e, part in fresh[:1]:
+            _between(ctx, c, term.id, other, e, part)
+    neighbours = [*named_above, *ranked_neighbours(ctx, term.id, others)]
     related = c.related_names(term.id, neighbours, limit=4)
     if related:
         c.add(related)
@@ -76,11 +82,13 @@ def definition(ctx: Ctx) -> Answer:
     return finish(ctx, c, "definition", follow)
 
 
-def _between(ctx: Ctx, c: Composer, term_id: str, other: str, edge: Edge) -> None:
-    """ "**A** and **B** (source): 「evidence」 [n]": what the sources say between two terms."""
-    marker = c.edge_marker(edge, other)
+def _between(ctx: Ctx, c: Composer, term_id: str, other: str, edge: Edge, part: str | None = None) -> None:
+    """ "**A** and **B** (source): 「evidence」 [n]": what the sources say between two terms
+    (*part*: the evidence's words the answer does not quote yet, when not all of them)."""
+    quote = part or edge.evidence
+    marker = c.edge_marker(edge, other, quote)
     c.add(
-        t(ctx.lang, "between", a=c.bold(term_id), b=c.bold(other), src=c.src(edge.doc), q=c.q(edge.evidence))
+        t(ctx.lang, "between", a=c.bold(term_id), b=c.bold(other), src=c.src(edge.doc), q=c.q(quote))
         + " "
         + marker
     )

@@ -45,11 +45,17 @@ def howto(ctx: Ctx) -> Answer:
     c.definitions(g.terms[focus], max_defs=2, notes=2)
     others = other_terms(ctx, {focus})
     lines: list[str] = []
+    named_above: list[str] = []  # linked by a sentence the definition above already quotes
     for other in others[:2]:
-        for e in edges_between(g, focus, other)[:2]:
-            marker = c.edge_marker(e, other)
-            lines.append(f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(e.evidence)} {marker}")
-    lines += c.edge_items(focus, ranked_neighbours(ctx, focus, others), max_lines=max(0, 4 - len(lines)))
+        edges = edges_between(g, focus, other)
+        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        if edges and not fresh:
+            named_above.append(other)
+        for e, part in fresh[:2]:
+            marker = c.edge_marker(e, other, part)
+            lines.append(f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(part)} {marker}")
+    neighbours = [*named_above, *ranked_neighbours(ctx, focus, others)]
+    lines += c.edge_items(focus, neighbours, max_lines=max(0, 4 - len(lines)))
     if lines:
         c.add(t(ctx.lang, "howto_head"))
         for line in lines:
@@ -228,11 +234,17 @@ def _which_answer(ctx: Ctx, focus: str) -> Answer:
     if ctx.referent and ctx.referent != focus and ctx.referent not in named:
         named.insert(0, ctx.referent)  # "哪个引擎是靠它起家的": the link to the term under discussion
     lines: list[str] = []
+    named_above: list[str] = []  # linked by a sentence the definition above already quotes
     for other in named[:2]:
-        for e in edges_between(g, focus, other)[:1]:
+        edges = edges_between(g, focus, other)
+        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        if edges and not fresh:
+            named_above.append(other)
+        for e, part in fresh[:1]:
             lines.append(
-                f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(e.evidence)} {c.edge_marker(e, other)}"
+                f"- {c.bold(other)}{t(ctx.lang, 'colon')}{c.q(part)} {c.edge_marker(e, other, part)}"
             )
+    lines += c.edge_items(focus, named_above)
     if lines:
         c.add(t(ctx.lang, "howto_head"))
         for line in lines:

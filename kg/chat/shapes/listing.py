@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kg.chat.compose import Composer, member_part, t
+from kg.chat.compose import Composer, member_part, quote_key, t
 from kg.chat.context import Ctx
 from kg.chat.intents import LIST_CLASS_TAIL, Slot
 from kg.chat.linking import joint_line
@@ -12,6 +12,7 @@ from kg.chat.model import Answer
 from kg.chat.references import pronoun_in
 from kg.chat.shapes.common import finish, refuse
 from kg.chat.shapes.members import examples_of
+from kg.model import Definition
 from kg.search.chargrams import char_tokens
 from kg.textnorm import fold, has_cjk
 
@@ -97,11 +98,18 @@ def listing(ctx: Ctx) -> Answer:
         members = [*group[1:], *(m for m in members if m not in group)]
     c = Composer(g, ctx.lang)
     c.add(c.bold(central, full=True))
-    c.first_definition(g.terms[central])
+    # its own clause of a line that defines the members too ("AllReduce 求和后广播（TP 用）"):
+    # the members' clauses are theirs to quote
+    c.definitions(g.terms[central], max_defs=1, notes=0)
     # "举几个例子？" names no class: the term whose kinds these are
     head_label = head_text if head_text and not pronoun_in(ctx, slot) else c.name(central)
+    shown: list[str] = []  # the members in the order the lines name them
     if members:
         c.add(t(ctx.lang, "list_head", head=head_label))
+        # members the sources define in the same words, or in words one of them quotes whole,
+        # share one line ("A100、H100：「NVIDIA 数据中心 GPU 具体型号。」"): a quote is printed once
+        lines: list[tuple[list[str], Definition, str]] = []
+        above: dict[int, list[str]] = {}
         for m in members[:10]:
             term = g.terms[m]
             if not term.definitions:
@@ -109,16 +117,45 @@ def listing(ctx: Ctx) -> Answer:
             d = term.definitions[0]
             # a line defining several members at once: this member's own clause ("AllGather 各卡拼齐")
             quote = member_part(g, term, d.text)
-            marker = c.cite(m, d.source, quote, "definition", d.line)
-            colon = t(ctx.lang, "colon")
-            c.add(f"- {c.bold(m)}{colon}{c.q(quote)} {marker}")
+            shown_at = c.quoted_marker(quote)
+            if shown_at is not None:  # the central term's own definition above says it
+                above.setdefault(shown_at, []).append(m)
+                continue
+            key = quote_key(quote)
+            i = next(
+                (i for i, (_, _, q) in enumerate(lines) if key in quote_key(q) or quote_key(q) in key), None
+            )
+            if i is None:
+                lines.append(([m], d, quote))
+            else:
+                names, e, q = lines[i]
+                lines[i] = ([*names, m], *((d, quote) if len(quote) > len(q) else (e, q)))
+        # a line whose words a later, longer line came to quote whole joins it
+        for i in range(len(lines) - 1, -1, -1):
+            names, _, q = lines[i]
+            j = next((j for j, x in enumerate(lines) if j != i and quote_key(q) in quote_key(x[2])), None)
+            if j is not None:
+                lines[j] = ([*lines[j][0], *names], lines[j][1], lines[j][2])
+                del lines[i]
+        colon = t(ctx.lang, "colon")
+        for marker_no, names in above.items():
+            c.use(*names)
+            heads = t(ctx.lang, "sep").join(c.bold(m) for m in names)
+            c.add(t(ctx.lang, "named_above", items=heads, marker=f"[{marker_no}]"))
+            shown.extend(names)
+        for names, d, quote in lines:
+            marker = c.cite(names[0], d.source, quote, "definition", d.line)
+            c.use(*names)
+            heads = t(ctx.lang, "sep").join(c.bold(m) for m in names)
+            c.add(f"- {heads}{colon}{c.q(quote)} {marker}")
+            shown.extend(names)
     else:
         c.add(t(ctx.lang, "list_none", head=head_label))
     follow = [c.follow("define", m) for m in members[:1]]
     if len(members) >= 2:
         follow.append(c.follow("compare", members[0], members[1]))
     result = finish(ctx, c, "listing", follow)
-    result.listed = [m for m in members[:10] if m in result.terms]
+    result.listed = [m for m in shown if m in result.terms]
     return result
 
 

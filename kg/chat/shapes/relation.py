@@ -57,6 +57,8 @@ def relation(ctx: Ctx) -> Answer:
         for n, bridge in via:
             # "SGLang 里它对应的实现": RadixAttention, linked to SGLang, described in its own words
             d = g.terms[n].definitions[0]
+            if c.quoted(d.text):  # the same term reached through another name: said once
+                continue
             marker = c.cite(n, d.source, d.text, "definition", d.line)
             edge = best_edge(g, bridge, n)
             bmarker = c.edge_marker(edge, n) if edge is not None else ""
@@ -124,9 +126,14 @@ def relation_pair(ctx: Ctx, a: str, b: str) -> Answer:
     for term_id in (a, b):
         c.add(f"{c.bold(term_id)}{t(ctx.lang, 'colon')}")
         c.first_definition(g.terms[term_id])
+        if c.lines[-1].endswith(t(ctx.lang, "colon")):
+            c.lines.pop()  # its definition is words quoted above already: no empty heading
     direct = edges_between(g, a, b)
     for e in direct[:3]:
-        marker = c.edge_marker(e, b if e.source == b else a)
+        quote = c.fresh_part(e.evidence)  # not the words a definition above quotes
+        if quote is None:
+            continue
+        marker = c.edge_marker(e, b if e.source == b else a, quote)
         c.add(
             t(
                 ctx.lang,
@@ -134,7 +141,7 @@ def relation_pair(ctx: Ctx, a: str, b: str) -> Answer:
                 a=c.bold(e.source),
                 b=c.bold(e.target),
                 src=c.src(e.doc),
-                q=c.q(e.evidence),
+                q=c.q(quote),
             )
             + " "
             + marker
