@@ -159,12 +159,38 @@ def edges_between(glossary: Glossary, a: str, b: str) -> list[Edge]:
     return sorted(out, key=lambda e: (e.type != "confused_with", e.doc, e.line))
 
 
+#: a cross-reference ("详见vLLM 与 PagedAttention"): it links two terms but says nothing of how
+_LINK_TEXT = re.compile(r"^\s*(?:详见|参见|見|see also\b|see\b)", re.IGNORECASE)
+
+
+def _said_not_linked(edge: Edge) -> Edge:
+    """*edge* headed by its first evidence item that is not link text, when its head is."""
+    if not _LINK_TEXT.match(edge.evidence):
+        return edge
+    item = next((x for x in edge.items if not _LINK_TEXT.match(x.text)), None)
+    if item is None:
+        return edge
+    rest = [x for x in edge.items if x is not item]
+    return Edge(
+        edge.source, edge.target, edge.type, item.text, item.origin, item.doc, item.line, [item, *rest]
+    )
+
+
 def best_edge(glossary: Glossary, focus: str, other: str) -> Edge | None:
-    """The edge that best says how *other* relates to *focus*: confused_with, then other's own text."""
-    edges = [e.stated_by(other) or e for e in edges_between(glossary, focus, other)]
+    """The edge that best says how *other* relates to *focus*: confused_with, then a sentence
+    rather than a cross-reference ("详见…"), then other's own text, then the shortest."""
+    edges = [_said_not_linked(e.stated_by(other) or e) for e in edges_between(glossary, focus, other)]
     if not edges:
         return None
-    return sorted(edges, key=lambda e: (e.type != "confused_with", e.source != other, len(e.evidence)))[0]
+    return sorted(
+        edges,
+        key=lambda e: (
+            e.type != "confused_with",
+            bool(_LINK_TEXT.match(e.evidence)),
+            e.source != other,
+            len(e.evidence),
+        ),
+    )[0]
 
 
 @lru_cache(maxsize=8)
@@ -427,8 +453,8 @@ class Composer:
         above: dict[int, list[str]] = {}
         for other in others:
             edge = best_edge(self.g, focus, other)
-            if edge is None:
-                continue
+            if edge is None or _LINK_TEXT.match(edge.evidence):
+                continue  # a bare cross-reference ("详见…") is no sentence to quote
             # each neighbour named above takes the line it would have had: no more terms are listed
             used = len(groups) + sum(map(len, above.values()))
             part = edge.evidence if (edge.doc, edge.evidence) in groups else self.fresh_part(edge.evidence)

@@ -49,3 +49,15 @@ def test_no_answer_repeats_a_sentence(glossary: Glossary, engine: SearchEngine) 
             assert repeated_sentences(ans.answer) == [], (turn["user"], ans.answer)
             checked += ans.grounded
     assert checked >= 200
+
+
+def test_a_cross_reference_is_not_quoted_as_evidence(glossary: Glossary) -> None:
+    """002's "详见Roofline 模型" links arithmetic intensity to the roofline model, but says nothing
+    of how: the edge's sentence is quoted instead, and an edge with nothing but such a link is not
+    quoted at all."""
+    edge = best_edge(glossary, "arithmetic-intensity", "roofline-model")
+    assert edge is not None and edge.evidence.startswith("把算术强度和内存带宽")
+    only_links = best_edge(glossary, "kv-cache", "vllm")
+    assert only_links is not None and only_links.evidence.startswith("详见")
+    c = Composer(glossary, "zh")
+    assert c.edge_items("kv-cache", ["vllm"]) == []
