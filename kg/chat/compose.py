@@ -477,10 +477,7 @@ class Composer:
                 groups[key] = ([], edge)
             groups[key][0].append(other)
         lines = []
-        for shown, members in above.items():
-            self.use(*members)
-            items = t(self.lang, "sep").join(self.bold(m) for m in members)
-            lines.append(t(self.lang, "named_above", items=items, marker=f"[{shown}]"))
+        lines += [self.named_above(shown, members) for shown, members in above.items()]
         for (_, part), (members, edge) in groups.items():
             marker = self.edge_marker(edge, members[0], part)
             for m in members[1:]:
@@ -494,6 +491,13 @@ class Composer:
             else:
                 lines.append(f"- {head}: {self.q(part)} ({self.src(edge.doc)}) {marker}")
         return lines
+
+    def named_above(self, marker: int, term_ids: Sequence[str]) -> str:
+        """ "- Named in the quote above: **quantization**, **TP** [1]": terms whose link to the
+        answer's subject is a sentence quote [marker] already prints (no sentence twice)."""
+        self.use(*term_ids)
+        items = t(self.lang, "sep").join(self.bold(m) for m in term_ids)
+        return t(self.lang, "named_above", items=items, marker=f"[{marker}]")
 
     def related_names(self, focus: str, others: Iterable[str], limit: int = 4) -> str | None:
         """ "Related terms: Prefill [4], TPOT [5]" — each backed by an edge's evidence."""

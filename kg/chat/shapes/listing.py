@@ -139,9 +139,7 @@ def listing(ctx: Ctx) -> Answer:
                 del lines[i]
         colon = t(ctx.lang, "colon")
         for marker_no, names in above.items():
-            c.use(*names)
-            heads = t(ctx.lang, "sep").join(c.bold(m) for m in names)
-            c.add(t(ctx.lang, "named_above", items=heads, marker=f"[{marker_no}]"))
+            c.add(c.named_above(marker_no, names))
             shown.extend(names)
         for names, d, quote in lines:
             marker = c.cite(names[0], d.source, quote, "definition", d.line)
