@@ -768,9 +768,19 @@ def adjacent_opposites(
             if not opposite_names(terms[a], terms[b]):
                 continue
             x, y = sorted((entries[first[a]], entries[first[b]]), key=lambda e: (e.source, e.line))
-            evidence = f"{x.raw.strip()[:140]} / {y.raw.strip()[:140]}"
+            evidence = " / ".join(dict.fromkeys((entry_line(x), entry_line(y))))  # one line states both: once
             out.append(Contrast(a, b, "opposite", evidence, x.source, x.line))
     return out
+
+
+def entry_line(entry: RawEntry) -> str:
+    """The source line of *entry* that states its definition ("双活：多个区域或集群…"), verbatim and
+    cut at 140 characters: evidence quoted in an answer, not the entry's whole block (a name line,
+    the definition and the note on three lines)."""
+    lines = [ln.strip() for ln in entry.raw.strip().splitlines() if ln.strip()]
+    key = (entry.definition or "").strip()[:12]
+    line = next((ln for ln in lines if key and key in ln), lines[0] if lines else "")
+    return line[:140]
 
 
 # Opposite descriptions: two neighbouring entries of one kind of thing, one described by the
@@ -849,7 +859,7 @@ def adjacent_contrasts(
             or (_has_trait(tx, q) and _has_trait(ty, p) and not _has_trait(tx, p) and not _has_trait(ty, q))
             for p, q in _OPPOSITE_TRAITS
         ):
-            evidence = f"{x.raw.strip()[:140]} / {y.raw.strip()[:140]}"
+            evidence = " / ".join(dict.fromkeys((entry_line(x), entry_line(y))))  # one line states both: once
             out.append(Contrast(a, b, "opposite", evidence, x.source, x.line))
     return out
 

@@ -256,6 +256,36 @@ def test_neighbours_of_one_kind_with_opposite_traits() -> None:
     assert {(c.a, c.b, c.kind) for c in found} == {("cpu", "gpu", "opposite"), ("grpc", "ws", "opposite")}
 
 
+def test_opposites_quote_each_entry_s_defining_line_not_its_block() -> None:
+    """001 files an entry as three lines (name, "双活：definition", note): the edge quotes the
+    definition's line of each side, verbatim, and a line that states both sides only once."""
+    terms = {t.id: t for t in (_term("aa", "Active-active", "双活"), _term("ap", "Active-passive", "主备"))}
+    block = "Active-active\n双活：多个区域同时承载实时流量。\n可用性高。"
+    entries = [
+        RawEntry(
+            "001", 1, "ops", [Name("Active-active", "label", "en")], "多个区域同时承载实时流量。", raw=block
+        ),
+        RawEntry(
+            "001",
+            4,
+            "ops",
+            [Name("Active-passive", "label", "en")],
+            "热备集群平时空闲。",
+            raw="Active-passive\n主备：热备集群平时空闲。\n结构简单。",
+        ),
+    ]
+    (found,) = adjacent_opposites(entries, {0: "aa", 1: "ap"}, terms)
+    assert found.sentence == "双活：多个区域同时承载实时流量。 / 主备：热备集群平时空闲。"
+    both = "内部 TCO 是设计方的成本，外部 TCO 是客户付出的成本。"
+    terms = {t.id: t for t in (_term("in", "Internal TCO"), _term("ex", "External TCO"))}
+    entries = [
+        RawEntry("000", 9, None, [Name("内部 TCO", "label", "zh")], both, raw=both),
+        RawEntry("000", 9, None, [Name("外部 TCO", "label", "zh")], both, raw=both),
+    ]
+    (found,) = adjacent_opposites(entries, {0: "in", 1: "ex"}, terms)
+    assert found.sentence == both
+
+
 def test_one_role_of_two_vendors() -> None:
     terms = [
         _term("cuda", "CUDA", text="CUDA 是让程序在 NVIDIA 芯片上运行的软件工具箱。"),
