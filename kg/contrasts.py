@@ -755,19 +755,32 @@ def adjacent_opposites(
     Glossaries file opposites next to each other (开放模型 / 封闭模型, 在线推理 / 离线推理,
     主主 / 主备), but the names alone say that the two answer one question in opposite ways,
     wherever each is filed (Scale-up in one source, scale-out in another). The evidence is
-    the two entries' lines, the earlier first.
+    the defining lines of the two entries that stand closest (one source if both are filed in
+    it, the nearest lines), the earlier first.
     """
-    first: dict[str, int] = {}
+    filed: dict[str, list[int]] = {}
     for i in sorted(entry_to_term, key=lambda i: (entries[i].source, entries[i].line)):
         if entries[i].names:
-            first.setdefault(entry_to_term[i], i)
-    ids = sorted(first)
+            filed.setdefault(entry_to_term[i], []).append(i)
+    ids = sorted(filed)
     out: list[Contrast] = []
     for k, a in enumerate(ids):
         for b in ids[k + 1 :]:
             if not opposite_names(terms[a], terms[b]):
                 continue
-            x, y = sorted((entries[first[a]], entries[first[b]]), key=lambda e: (e.source, e.line))
+            i, j = min(
+                ((i, j) for i in filed[a] for j in filed[b]),
+                key=lambda p: (
+                    entries[p[0]].source != entries[p[1]].source,
+                    abs(entries[p[0]].line - entries[p[1]].line),
+                    p,
+                ),
+            )
+            x, y = sorted((entries[i], entries[j]), key=lambda e: (e.source, e.line))
+            if x.source != y.source:
+                # filed in two sources: one evidence item per side, each cited to its own source
+                out += [Contrast(a, b, "opposite", entry_line(e), e.source, e.line) for e in (x, y)]
+                continue
             evidence = " / ".join(dict.fromkeys((entry_line(x), entry_line(y))))  # one line states both: once
             out.append(Contrast(a, b, "opposite", evidence, x.source, x.line))
     return out

@@ -284,6 +284,15 @@ def test_opposites_quote_each_entry_s_defining_line_not_its_block() -> None:
     ]
     (found,) = adjacent_opposites(entries, {0: "in", 1: "ex"}, terms)
     assert found.sentence == both
+    # filed in two sources: each side's line is cited to its own source
+    entries[1] = RawEntry(
+        "001", 3, None, [Name("外部 TCO", "label", "zh")], "客户付出的成本。", raw="客户付出的成本。"
+    )
+    found_both = adjacent_opposites(entries, {0: "in", 1: "ex"}, terms)
+    assert [(c.sentence, c.doc, c.line) for c in found_both] == [
+        (both, "000", 9),
+        ("客户付出的成本。", "001", 3),
+    ]
 
 
 def test_one_role_of_two_vendors() -> None:
