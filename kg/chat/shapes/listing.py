@@ -6,6 +6,7 @@ import re
 
 from kg.chat.compose import Composer, member_part, quote_key, t
 from kg.chat.context import Ctx
+from kg.chat.genus import kinds_of
 from kg.chat.intents import LIST_CLASS_TAIL, Slot
 from kg.chat.linking import joint_line
 from kg.chat.model import Answer
@@ -102,7 +103,7 @@ def listing(ctx: Ctx) -> Answer:
     # the members' clauses are theirs to quote
     c.definitions(g.terms[central], max_defs=1, notes=0)
     # "举几个例子？" names no class: the term whose kinds these are
-    head_label = head_text if head_text and not pronoun_in(ctx, slot) else c.name(central)
+    head_label = _display(ctx, head_text) if head_text and not pronoun_in(ctx, slot) else c.name(central)
     shown: list[str] = []  # the members in the order the lines name them
     if members:
         c.add(t(ctx.lang, "list_head", head=head_label))
@@ -157,6 +158,22 @@ def listing(ctx: Ctx) -> Answer:
     return result
 
 
+#: Words before a class name that do not name the class ("常见的 GPU", "the main engines").
+_LEAD = re.compile(
+    r"^(?:常见|常用|主流|主要|典型|有名|著名)的?\s*|^(?:the )?(?:common|main|popular|typical|major|usual) "
+)
+
+
+def _display(ctx: Ctx, head: str) -> str:
+    """The class as the question wrote it, for the heading: its own capitals and spacing ("GPU",
+    not the folded "gpu") and without "常见的" / "common"."""
+    head = _LEAD.sub("", head).strip() or head
+    # folding drops the space between scripts ("常见的 GPU" → "常见的gpu"): match across spaces
+    loose = r"\s*".join(re.escape(ch) for ch in head if not ch.isspace())
+    m = re.search(loose, ctx.parsed.question, re.IGNORECASE) if loose else None
+    return m.group(0) if m else head
+
+
 def _keys(text: str) -> set[str]:
     """The search's character tokens of *text* without single Chinese characters: Latin words and
     Chinese character pairs (a lone character says too little about which class is meant)."""
@@ -169,6 +186,21 @@ def _joint_group(ctx: Ctx, term: str) -> tuple[list[str], str]:
     text; ``([], "")`` if none."""
     line = joint_line(ctx.glossary, term)
     return (line[0], line[1].evidence) if line is not None else ([], "")
+
+
+def _ends_with_any(names: list[str], heads: set[str]) -> bool:
+    """Whether one of *names* is a compound whose last part is one of *heads* ("训练后量化" ends
+    with 量化; "GPU 节点" does not end with GPU, and "反量化" undoes what it ends with)."""
+    for n in names:
+        fn = fold(n).strip()
+        for h in heads:
+            if fn == h or not fn.endswith(h):
+                continue
+            before = fn[-len(h) - 1]
+            # "反量化" (dequantize) undoes quantization; "eGPU"-like glued Latin is another word
+            if (has_cjk(h[0]) and before not in "反逆去非") or (not has_cjk(h[0]) and not before.isalnum()):
+                return True
+    return False
 
 
 def _named_like(ctx: Ctx, head: str, central: str | None) -> list[str]:
@@ -219,9 +251,20 @@ def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
     def order(ids: list[str]) -> list[str]:
         return sorted(dict.fromkeys(ids), key=lambda i: (ranks.get(i, 10_000), i))
 
+    examples = examples_of(ctx, central)  # the instances its own definitions give, in their order
+    # terms whose own definitions or names say they are one of its kinds: "B300：Blackwell 数据中心
+    # GPU", "训练后量化" (a name that ends with the class's)
+    heads = {fold(n) for n in g.terms[central].all_names() if len(n) >= 2} | ({key} if key else set())
+    kinds = kinds_of(g, central)
+    if len(kinds) >= 2:
+        # the class has kinds its members' own definitions name as such ("B300：Blackwell 数据中心
+        # GPU"): those, the instances it gives and the names that end with its own ("训练后量化"),
+        # and not the terms that are merely linked to it (GPU 节点, CUDA and a thread are no GPUs)
+        compounds = [n for n in named if _ends_with_any(g.terms[n].all_names(), heads)]
+        return [m for m in dict.fromkeys([*examples, *order([*kinds, *compounds])]) if m != central]
     out: list[str] = []
     for group in (
-        examples_of(ctx, central),  # the instances its own definitions give, in their order
+        examples,
         order([n for n in named if n in near]),
         order(in_topic),
         order(mentions_central),

@@ -141,15 +141,24 @@ def examples_of(ctx: Ctx, term_id: str) -> list[str]:
             # (GPU is no instance of a neocloud); "AWQ、GPTQ… 均属此类" what precedes it
             fm = _FORWARD.search(text)
             lo = fm.end() if fm is not None else 0
-            spans = []
+            at: dict[str, list[tuple[int, int]]] = {}  # neighbour -> where its names stand
             for n in g.neighbours(term_id):
-                if n == term_id or n not in g.terms or not g.terms[n].definitions:
+                if n == term_id or n not in g.terms or not g.terms[n].definitions or _kind_of(g, n, mine):
                     continue
-                at = [text.find(fold(x), lo) for x in g.terms[n].all_names() if len(x) >= 2]
-                at = [i for i in at if i >= 0]
-                if at and not _kind_of(g, n, mine):
-                    spans.append((min(at), n))
-            found.extend(n for _, n in sorted(spans) if n not in found)
+                for x in g.terms[n].all_names():
+                    fx = fold(x)
+                    i = text.find(fx, lo) if len(x) >= 2 else -1
+                    if i >= 0:
+                        at.setdefault(n, []).append((i, i + len(fx)))
+            # "Triton Inference Server" names a member; the "inference" inside it does not
+            every = [(i, j) for spans in at.values() for i, j in spans]
+            inside = {
+                n
+                for n, spans in at.items()
+                if all(any(a <= i and j <= b and (a, b) != (i, j) for a, b in every) for i, j in spans)
+            }
+            ordered = sorted((min(spans), n) for n, spans in at.items() if n not in inside)
+            found.extend(n for _, n in ordered if n not in found)
     return found
 
 

@@ -1,0 +1,63 @@
+"""What kind of thing a term is, as its definition says (kg.chat.genus), and the listings built on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.chat.bot import answer
+from kg.chat.genus import genus_names, kinds_of
+from kg.chat.model import ConversationState
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+from tests.chat.chat_helpers import assert_grounded
+
+
+def test_a_definition_that_ends_on_a_class_name_makes_its_term_a_kind_of_it(glossary: Glossary) -> None:
+    # "B300：Blackwell 数据中心 GPU；…", 002 "A100 / H100 / H200：NVIDIA 数据中心 GPU 具体型号"
+    assert {"a100", "b300", "h100", "h200"} <= set(kinds_of(glossary, "graphics-processing-unit"))
+    # "UC Berkeley 开源的 LLM 推理引擎": the longest name the phrase ends on (推理引擎), even glued to LLM
+    assert {"vllm", "tensorrt-llm"} <= set(kinds_of(glossary, "inference-engine"))
+    # after a copula: "ragged paged attention 是 TPU 的注意力 kernel"
+    assert "ragged-paged-attention" in kinds_of(glossary, "kernel")
+    assert genus_names(glossary, "grace-cpu") == ["central-processing-unit"]
+
+
+@pytest.mark.parametrize(
+    ("term", "not_a"),
+    [
+        ("pipeline-parallelism", "graphics-processing-unit"),  # "把模型层切成多个 stage 分布到 GPU": a verb
+        ("gpu-node", "graphics-processing-unit"),  # a GPU node holds GPUs; its genus is 机箱
+        ("thread", "graphics-processing-unit"),  # "GPU 上最小的执行单元"
+        ("microscaling-formats", "nvfp4"),  # "如 MXFP8、MXFP4、NVFP4": its own kinds, not its genus
+        ("little-s-law", "latency"),  # "并发 = 吞吐 × 延迟": a formula
+        ("sliding-window-attention", "token"),  # "…让某些层只看最近一段 token": a sentence
+    ],
+)
+def test_a_clause_that_says_what_the_term_does_gives_no_genus(
+    glossary: Glossary, term: str, not_a: str
+) -> None:
+    assert term not in kinds_of(glossary, not_a)
+
+
+@pytest.mark.parametrize("question", ["What GPUs does the glossary list?", "常见的 GPU 有哪些型号？"])
+def test_a_listing_of_a_class_gives_its_kinds_not_the_terms_linked_to_it(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    a = answer(glossary, engine, question, context=ConversationState())
+    assert_grounded(a, glossary)
+    assert a.intent == "listing" and a.citations[0].term_id == "graphics-processing-unit"
+    assert {"a100", "b200", "b300", "h100", "h200"} <= set(a.listed)
+    # linked to GPUs, but none is one
+    assert not {"gpu-node", "thread", "cuda", "pcie", "streaming-multiprocessor"} & set(a.terms)
+    # the heading names the class as asked ("GPU", not the folded "常见的gpu")
+    assert " GPU " in a.answer and "gpu" not in a.answer.replace("graphics processing unit", "")
+
+
+def test_a_name_inside_a_longer_instance_name_is_not_an_instance(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "代表：TensorRT、ONNX Runtime、vLLM、Triton Inference Server": "inference" is inside a name
+    a = answer(glossary, engine, "有哪些推理引擎？", context=ConversationState())
+    assert a.intent == "listing" and a.citations[0].term_id == "inference-engine"
+    assert a.listed[:4] == ["tensorrt", "onnx-runtime", "vllm", "triton-inference-server"]
+    assert "inference" not in a.listed
