@@ -153,6 +153,16 @@ def test_comparison_with_an_unknown_side_says_so(glossary: Glossary, engine: Sea
     assert a.terms == ["tensor-parallelism"]
     assert any("zero-infinity" in w for w in a.warnings)
     assert "no term matching" in a.answer
+    # the names offered instead are what the sources set beside tensor parallelism, contrasts
+    # first, not what a search for the unknown word alone ranks
+    offered = a.answer.split("(nearest: ", 1)[1].split(")", 1)[0].split(", ")
+
+    def names(kinds: tuple[str, ...] = ("related_to", "confused_with")) -> set[str]:
+        near = glossary.neighbours("tensor-parallelism", kinds)
+        return {x for n in near for x in glossary.terms[n].all_names()}
+
+    contrasted, linked = names(("confused_with",)), names()
+    assert offered and offered[0] in contrasted and set(offered) <= linked, offered
 
 
 @pytest.mark.slow

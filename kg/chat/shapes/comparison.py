@@ -72,11 +72,12 @@ def comparison(ctx: Ctx) -> Answer:
             add_mentions(c, ctx.full, only_mentioned, limit=3)
             return finish(ctx, c, "comparison", [c.follow("related", found.term_id)])
         ctx.warnings.append(f"no term matches {missing!r}")
-        items = t(ctx.lang, "sep").join(c.name(s) for s in ctx.suggestions[:3]) or "–"
+        suggestions = _counterparts(ctx, found.term_id, missing) or ctx.suggestions
+        items = t(ctx.lang, "sep").join(c.name(s) for s in suggestions[:3]) or "–"
         c.add(t(ctx.lang, "partial", slot=missing, items=items, a=c.bold(found.term_id)))
         c.add(c.bold(found.term_id, full=True))
         c.definitions(g.terms[found.term_id], max_defs=1)
-        follow = [c.follow("define", s) for s in ctx.suggestions[:2]]
+        follow = [c.follow("define", s) for s in suggestions[:2]]
         return finish(ctx, c, "comparison", follow)
     a, b = topic_first(ctx, a, b)
     ctx.linked_by = a.method if a.method != "context" else b.method
@@ -145,3 +146,18 @@ def _kind_of_topic(ctx: Ctx, modifier: str) -> Link | None:
         if t in ctx.glossary and any(word in fold(n) for n in ctx.glossary.terms[t].all_names())
     ]
     return Link(near[0], "context") if len(near) == 1 else None
+
+
+def _counterparts(ctx: Ctx, term_id: str, missing: str, limit: int = 3) -> list[str]:
+    """What the glossary sets beside *term_id*, for a comparison whose other side it lacks ("Is
+    HBM faster than GDDR?"): the terms the sources contrast it with, then those linked to it, each
+    group in the order a search for the missing side ranks them. A search for an unknown word alone
+    ranks arbitrary terms ("gddr" → NCCL, LoRA); the known side's own neighbours are what a user
+    comparing it would pick from."""
+    g = ctx.glossary
+    ranks = {h.term_id: i for i, h in enumerate(ctx.linker.search(missing).hits)}
+    out: list[str] = []
+    for kinds in (("confused_with",), ("related_to",)):
+        near = [n for n in g.neighbours(term_id, kinds) if n != term_id and n in g.terms and n not in out]
+        out += sorted(dict.fromkeys(near), key=lambda n: (ranks.get(n, len(ranks)), n))
+    return out[:limit]
