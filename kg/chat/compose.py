@@ -328,6 +328,35 @@ class Composer:
     def cited(self, source: str, quote: str) -> bool:
         return (source, quote) in self._markers
 
+    def fresh_statements(self, edges: Sequence[Edge]) -> list[tuple[Edge, str]]:
+        """``(edge, words)`` for each evidence item of *edges* that still has words to quote
+        (:meth:`fresh_part`), the edge headed by that item so that its marker cites the item's own
+        source and line. A cross-reference ("详见vLLM 与 PagedAttention") is never one: when the
+        sentence that links two terms is already quoted above, the link's title is not quoted in
+        its place."""
+        out: list[tuple[Edge, str]] = []
+        for e in edges:
+            for item in e.items:
+                if _LINK_TEXT.match(item.text) or (part := self.fresh_part(item.text)) is None:
+                    continue
+                rest = [x for x in e.items if x is not item]
+                out.append(
+                    (
+                        Edge(
+                            e.source,
+                            e.target,
+                            e.type,
+                            item.text,
+                            item.origin,
+                            item.doc,
+                            item.line,
+                            [item, *rest],
+                        ),
+                        part,
+                    )
+                )
+        return out
+
     def quoted(self, text: str) -> bool:
         """The answer already quotes these words, or one of their sentences (alone or inside a
         longer quote): an edge whose evidence is a sentence of the definition above, or two

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kg.chat.bot import answer
-from kg.chat.compose import Composer, best_edge, repeated_sentences
+from kg.chat.compose import Composer, best_edge, edges_between, repeated_sentences
 from kg.chat.model import ConversationState
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -61,3 +63,33 @@ def test_a_cross_reference_is_not_quoted_as_evidence(glossary: Glossary) -> None
     assert only_links is not None and only_links.evidence.startswith("详见")
     c = Composer(glossary, "zh")
     assert c.edge_items("kv-cache", ["vllm"]) == []
+
+
+def test_the_words_left_to_quote_of_a_link_are_never_its_cross_reference(glossary: Glossary) -> None:
+    """vLLM's definition ("…PagedAttention + continuous batching 起家") is quoted first, so the
+    sentence linking it to PagedAttention is said; what is left of the link to quote is a sentence
+    of PagedAttention's, never 002's "详见vLLM 与 PagedAttention", and its marker cites that
+    sentence's own place."""
+    c = Composer(glossary, "zh")
+    c.cite("vllm", "002", glossary.terms["vllm"].definitions[0].text, "definition", 0)
+    edges = edges_between(glossary, "vllm", "pagedattention")
+    assert any(x.text.startswith("详见") for e in edges for x in e.items)  # 002 does link them so
+    fresh = c.fresh_statements(edges)
+    assert fresh and all(not part.startswith("详见") for _, part in fresh)
+    for e, part in fresh:
+        assert part in e.evidence and (e.doc, e.line, e.evidence) == (
+            e.items[0].doc,
+            e.items[0].line,
+            e.items[0].text,
+        )
+
+
+@pytest.mark.slow
+def test_which_engine_introduced_it_quotes_no_cross_reference(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    state = ConversationState()
+    answer(glossary, real_engine, "What is PagedAttention?", context=state)
+    a = answer(glossary, real_engine, "Which engine introduced it?", context=state)
+    assert a.citations[0].term_id == "vllm"
+    assert "详见" not in a.answer and all(not c.quote.startswith("详见") for c in a.citations)

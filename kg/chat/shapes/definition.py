@@ -63,7 +63,7 @@ def definition(ctx: Ctx) -> Answer:
     named_above: list[str] = []  # linked by a sentence the definitions above already quote
     for other in others[:2]:
         edges = edges_between(g, term.id, other)
-        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        fresh = c.fresh_statements(edges)
         if edges and not fresh:
             named_above.append(other)
         for e, part in fresh[:1]:

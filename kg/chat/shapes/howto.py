@@ -48,7 +48,7 @@ def howto(ctx: Ctx) -> Answer:
     named_above: list[str] = []  # linked by a sentence the definition above already quotes
     for other in others[:2]:
         edges = edges_between(g, focus, other)
-        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        fresh = c.fresh_statements(edges)
         if edges and not fresh:
             named_above.append(other)
         for e, part in fresh[:2]:
@@ -237,7 +237,7 @@ def _which_answer(ctx: Ctx, focus: str) -> Answer:
     named_above: list[str] = []  # linked by a sentence the definition above already quotes
     for other in named[:2]:
         edges = edges_between(g, focus, other)
-        fresh = [(e, part) for e in edges if (part := c.fresh_part(e.evidence)) is not None]
+        fresh = c.fresh_statements(edges)
         if edges and not fresh:
             named_above.append(other)
         for e, part in fresh[:1]:
