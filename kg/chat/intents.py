@@ -537,6 +537,9 @@ _PLURAL_X = r"(?P<x>它们|这两者|这两个|这三个|这三者|这几个|两
 _f("comparison", None, rf"^{_PLURAL_X}(?:之间)?(?:有)?(?:什么|啥|哪些)?{_CMP_ZH}")
 _f("comparison", None, rf"^(?:how|in what way) (?:do|are|does) {_PLURAL_X} (?:differ|different|compare)")
 _f("comparison", None, rf"^what(?:'s| is| are) the differences? between {_PLURAL_X}$")
+# "Compare the two", "compare them for me", "比较一下这两个", "对比下它们": the pair under discussion
+_f("comparison", None, rf"^(?:can you |could you |please )?(?:compare|contrast) {_PLURAL_X}(?: for me)?$")
+_f("comparison", None, rf"^(?:请|帮我)?(?:比较|对比|比对|比)(?:一下|下)?{_PLURAL_X}$")
 _f("relation", None, rf"^{_PLURAL_X}(?:之间)?(?:有|是)?(?:什么|啥|怎样的|何种)(?:关系|联系)")
 _f("relation", None, rf"^how (?:are|is) {_PLURAL_X} (?:related|connected|linked)")
 _f("relation", None, rf"^what(?:'s| is) the (?:relationship|relation|connection|link) between {_PLURAL_X}$")

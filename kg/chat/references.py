@@ -89,6 +89,15 @@ def resolve_reference(ctx: Ctx) -> None:
             ctx.referent, ctx.used_context = state.named[0], True
             _a_choice(ctx, p)
             return
+        recent = _last_two_answered(state)
+        if recent is not None and not spans and ctx.parsed.intent in ("comparison", "relation"):
+            # "What's vLLM?" … "And SGLang?" … "这两个有什么区别？": a question about two things
+            # reads the two the user asked about in turn, though never named together, in the
+            # conversation's order (elsewhere "them" is often one term's plural: "swapping
+            # thousands of them" after LoRA)
+            ctx.referents = list(recent)
+            ctx.referent, ctx.used_context = recent[0], True
+            return
         if state is not None and state.topic:
             ctx.referent, ctx.used_context = state.topic[0], True
         return

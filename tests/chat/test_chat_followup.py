@@ -219,3 +219,34 @@ def test_a_follow_up_about_a_made_up_product_is_refused(
         "Does Blackwell support it?",
     )
     assert known.grounded
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "这两个有什么区别？",
+        "What's the difference between them?",
+        "Compare the two",
+        "比较一下这两个",
+        "对比一下它们",
+    ],
+)
+def test_two_terms_asked_about_in_turn_are_the_pair_a_comparison_reads(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    """vLLM and SGLang were never named together, but the last two answers were about them: "the
+    two" of a comparison are those, in the conversation's order (not SGLang alone)."""
+    answers, _ = converse(glossary, engine, "What's vLLM?", "And SGLang?", question)
+    a = answers[-1]
+    assert a.intent == "comparison" and a.grounded
+    assert a.terms[:2] == ["vllm", "sglang"]
+
+
+def test_them_after_one_term_is_not_read_as_the_last_two_answers(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "Which superchip is good for swapping them?" after LoRA asks about LoRAs, one term's plural:
+    only a comparison or a relation reads two earlier answers as its pair."""
+    answers, _ = converse(glossary, engine, "What is a GPU?", "What is LoRA?", "Which engines support them?")
+    assert answers[-1].intent != "comparison"
+    assert answers[-1].terms[:2] != ["graphics-processing-unit", "lora"]
