@@ -250,3 +250,12 @@ def test_them_after_one_term_is_not_read_as_the_last_two_answers(
     answers, _ = converse(glossary, engine, "What is a GPU?", "What is LoRA?", "Which engines support them?")
     assert answers[-1].intent != "comparison"
     assert answers[-1].terms[:2] != ["graphics-processing-unit", "lora"]
+
+
+def test_the_two_with_nothing_to_point_at_asks_for_the_terms(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    (en,), _ = converse(glossary, engine, "Compare the two")
+    (zh,), _ = converse(glossary, engine, "比较一下这两个")
+    assert en.needs_clarification and not en.grounded and "which terms" in en.answer
+    assert zh.needs_clarification and not zh.grounded and "哪些术语" in zh.answer

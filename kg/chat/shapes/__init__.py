@@ -94,6 +94,8 @@ def shape(ctx: Ctx) -> Answer:
 def clarify(ctx: Ctx) -> Answer:
     """A pronoun with nothing to point at: ask which term is meant (no guess, no citation)."""
     p = ctx.pronoun.text if ctx.pronoun is not None else ""
-    result = refuse(ctx, "unknown", t(ctx.lang, "refuse_pronoun", p=p))
+    # "the two", "这两个", "them": ask for the terms, not one term
+    key = "refuse_pronouns" if ctx.pronoun is not None and ctx.pronoun.ref == "both" else "refuse_pronoun"
+    result = refuse(ctx, "unknown", t(ctx.lang, key, p=p))
     result.needs_clarification = True
     return result
