@@ -643,6 +643,15 @@ _f(
     None,
     r"^(?:what|which) (?P<x>.+?) (?:does|do) (?:the|this|your) glossary (?:list|cover|include|mention|define|have)$",
 )
+# "Which CPUs are in the glossary?", "What engines are covered by the glossary?", "词表里有哪些 GPU？"
+_f(
+    "listing",
+    None,
+    # (normalising has often made the plural singular: "which cpu are in the glossary")
+    r"^(?:what|which) (?P<x>(?:[a-z0-9.+/-]+ ){0,3}[a-z0-9.+/-]+) are (?:there )?(?:in|covered by|listed in|defined in) "
+    r"(?:the|this|your) glossary$",
+)
+_f("listing", None, r"^(?:词表|术语表|这个词表|你的词表)(?:里|中|里面)(?:都)?有哪些(?P<x>.+?)$")
 # "What are the main parts of an image generation pipeline?", "Which strategies does model
 # parallelism cover?": the parts or kinds of the term named
 _f(

@@ -39,7 +39,15 @@ def test_a_clause_that_says_what_the_term_does_gives_no_genus(
     assert term not in kinds_of(glossary, not_a)
 
 
-@pytest.mark.parametrize("question", ["What GPUs does the glossary list?", "常见的 GPU 有哪些型号？"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What GPUs does the glossary list?",
+        "常见的 GPU 有哪些型号？",
+        "Which GPUs are in the glossary?",
+        "词表里有哪些 GPU？",
+    ],
+)
 def test_a_listing_of_a_class_gives_its_kinds_not_the_terms_linked_to_it(
     glossary: Glossary, engine: SearchEngine, question: str
 ) -> None:
@@ -61,3 +69,10 @@ def test_a_name_inside_a_longer_instance_name_is_not_an_instance(
     assert a.intent == "listing" and a.citations[0].term_id == "inference-engine"
     assert a.listed[:4] == ["tensorrt", "onnx-runtime", "vllm", "triton-inference-server"]
     assert "inference" not in a.listed
+
+
+def test_which_cpus_are_in_the_glossary_is_a_listing(glossary: Glossary, engine: SearchEngine) -> None:
+    # a which question in the plural about the glossary's contents: not "the term that best fits"
+    a = answer(glossary, engine, "Which CPUs are in the glossary?", context=ConversationState())
+    assert a.intent == "listing" and a.citations[0].term_id == "central-processing-unit"
+    assert sorted(a.listed) == ["grace-cpu", "vera-cpu"]  # in the order a search ranks them
