@@ -33,7 +33,15 @@ from dataclasses import replace
 from kg.chat.choice import compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.context import Ctx, detect_lang
-from kg.chat.counterpart import asks_counterpart, asks_opposite, counterpart, opposite, side_words
+from kg.chat.counterpart import (
+    asks_counterpart,
+    asks_for_one,
+    asks_opposite,
+    counterpart,
+    counterpart_in,
+    opposite,
+    side_words,
+)
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical
 from kg.chat.finish import polish
@@ -533,9 +541,24 @@ def _counterpart(ctx: Ctx, full: Glossary) -> str | None:
     if not ctx.analysis.spans and asks_opposite(f):
         anchor = ctx.referent if ctx.used_context else _topic(ctx)
         return opposite(full, anchor) if anchor else None
-    if not asks_counterpart(f):
-        return None
     named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
+    found = _side_counterpart(ctx, full, list(named)) if asks_counterpart(f) else None
+    anchor = (
+        ctx.referent
+        if ctx.referent and ctx.used_context
+        else (None if ctx.analysis.pronouns else _topic(ctx))
+    )
+    if found is None and len(named) == 1 and anchor is not None and anchor != named[0] and asks_for_one(f):
+        # "What's SGLang's version of that?" after PagedAttention, "SGLang 那边对应的是啥？": the side
+        # is a term; the answer does in its world what the term under discussion does
+        found = counterpart_in(full, anchor, named[0])
+    return found
+
+
+def _side_counterpart(ctx: Ctx, full: Glossary, named: list[str]) -> str | None:
+    """The counterpart of the one term the question names (else the referent or topic) on the side
+    its other words name ("AMD's counterpart to NCCL": AMD)."""
+    f = ctx.parsed.folded
     words = side_words(f, [(s.start, s.end) for s in ctx.analysis.spans])
     # a name the sources only mention is no span of the defined view ("Which NVIDIA library has
     # RCCL as its AMD counterpart?"): it is an anchor, not a side

@@ -23,7 +23,15 @@ from collections.abc import Sequence
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["asks_counterpart", "asks_opposite", "counterpart", "opposite", "side_words"]
+__all__ = [
+    "asks_counterpart",
+    "asks_for_one",
+    "asks_opposite",
+    "counterpart",
+    "counterpart_in",
+    "opposite",
+    "side_words",
+]
 
 # the words that ask for a counterpart; Chinese "对应" alone also asks which phase or metric a
 # term corresponds to ("TPOT 对应推理的哪个阶段"), so it counts only with a side ("AMD 那边")
@@ -56,6 +64,11 @@ _EN_STOP = frozenset(
 _ZH_SIDE_STOP = frozenset({"它", "这个", "那个", "其", "业界", "我们", "这"})
 
 _CLAUSE = re.compile(r"[^，,。；;：:！!？?\n]+")
+
+
+def asks_for_one(folded: str) -> bool:
+    """Whether the question asks for a counterpart at all ("version of", "对应"), a side named or not."""
+    return bool(_EN_ASKS.search(folded) or _ZH_ASKS.search(folded))
 
 
 def asks_counterpart(folded: str) -> bool:
@@ -159,3 +172,48 @@ def opposite(glossary: Glossary, anchor: str) -> str | None:
         return None
     contrasted = [t for t in glossary.neighbours(anchor, types=("confused_with",)) if t != anchor]
     return contrasted[0] if len(contrasted) == 1 else None
+
+
+def _suffix_shared(a: str, b: str) -> bool:
+    """Two Latin names built on one head ("PagedAttention" / "RadixAttention", "NCCL" / "RCCL")."""
+    x, y = fold(a), fold(b)
+    if not (x.isascii() and y.isascii()) or x == y:
+        return False
+    n = 0
+    while n < min(len(x), len(y)) and x[-1 - n] == y[-1 - n]:
+        n += 1
+    return n >= 3 and n < min(len(x), len(y))
+
+
+def counterpart_in(glossary: Glossary, anchor: str, side: str) -> str | None:
+    """The term that does in *side*'s world what *anchor* does ("What's SGLang's version of that?"
+    after PagedAttention → RadixAttention): a neighbour of *side* most like *anchor* — contrasted
+    with it, filed in its category, sharing its neighbours (Jaccard) or named on the same head
+    ("…Attention"). None unless one neighbour stands out (more than a shared category)."""
+    if anchor not in glossary.terms or side not in glossary.terms or anchor == side:
+        return None
+    near_anchor = set(glossary.neighbours(anchor))
+    if side in near_anchor:
+        # the sources link the side to the term itself: "TensorRT-LLM's implementation of continuous
+        # batching" is continuous batching (its in-flight batching), no other term
+        return None
+    contrasted = set(glossary.neighbours(anchor, types=("confused_with",)))
+    cats = set(glossary.terms[anchor].categories)
+    anchor_names = glossary.terms[anchor].all_names()
+    scored: list[tuple[float, str]] = []
+    for z in glossary.neighbours(side):
+        if (
+            z in (anchor, side)
+            or z not in glossary.terms
+            or anchor in glossary.neighbours(z, types=("related_to",))
+        ):
+            continue  # a term linked to the anchor by use (vLLM uses PagedAttention) is no counterpart
+        near = set(glossary.neighbours(z))
+        score = 2.0 * (z in contrasted) + 1.0 * bool(cats & set(glossary.terms[z].categories))
+        score += len(near & near_anchor) / len(near | near_anchor) if near | near_anchor else 0.0
+        score += 1.0 * any(_suffix_shared(a, b) for a in anchor_names for b in glossary.terms[z].all_names())
+        scored.append((score, z))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    if not scored or scored[0][0] < 1.5 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]

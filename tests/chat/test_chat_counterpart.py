@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.counterpart import asks_counterpart, counterpart, side_words
+from kg.chat.counterpart import asks_counterpart, counterpart, counterpart_in, side_words
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from tests.chat.chat_helpers import assert_grounded
@@ -94,3 +94,30 @@ def test_a_named_counterpart_question_answers_with_the_other_side(
     a = answer(glossary, engine, "What's AMD's counterpart to CUDA?")
     assert a.citations[0].term_id == "rocm", a.answer
     assert_grounded(a, glossary)
+
+
+@pytest.mark.parametrize(
+    ("anchor", "side", "expected"),
+    [
+        ("pagedattention", "sglang", "radixattention"),  # SGLang's version of PagedAttention
+        ("tensor-core", "tensor-processing-unit", "tensorcore-tpu"),  # the TPU's own TensorCore
+        # the sources link TensorRT-LLM to continuous batching itself (its in-flight batching): no other
+        ("continuous-batching", "tensorrt-llm", None),
+        ("cuda", "rocm", None),  # no neighbour of ROCm stands out: no guess
+    ],
+)
+def test_a_term_as_the_side_gives_its_neighbour_most_like_the_anchor(
+    glossary: Glossary, anchor: str, side: str, expected: str | None
+) -> None:
+    assert counterpart_in(glossary, anchor, side) == expected
+
+
+@pytest.mark.parametrize("follow_up", ["What's SGLang's version of that?", "SGLang 那边对应的是啥？"])
+def test_what_a_named_term_uses_in_place_of_the_one_under_discussion(
+    glossary: Glossary, engine: SearchEngine, follow_up: str
+) -> None:
+    state = ConversationState()
+    answer(glossary, engine, "What is PagedAttention?", context=state)
+    a = answer(glossary, engine, follow_up, context=state)
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == "radixattention"
