@@ -325,11 +325,18 @@ class Edge:
         item = next((x for x in self.items if x.subject == term_id), None)
         if item is None:
             return None
-        src, dst = self.source, self.target
-        if self.type == "related_to" and term_id == dst:
-            src, dst = dst, src
+        headed = self.headed_by(item)
+        if self.type == "related_to" and term_id == self.target:
+            headed.source, headed.target = self.target, self.source
+        return headed
+
+    def headed_by(self, item: Evidence) -> Edge:
+        """This edge with *item* (one of its ``items``) as its first evidence, so that a quote of
+        it cites the item's own words, source and line."""
         rest = [x for x in self.items if x is not item]
-        return Edge(src, dst, self.type, item.text, item.origin, item.doc, item.line, [item, *rest])
+        return Edge(
+            self.source, self.target, self.type, item.text, item.origin, item.doc, item.line, [item, *rest]
+        )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Edge:

@@ -341,22 +341,7 @@ class Composer:
             for item in e.items:
                 if _LINK_TEXT.match(item.text) or (part := self.fresh_part(item.text)) is None:
                     continue
-                rest = [x for x in e.items if x is not item]
-                out.append(
-                    (
-                        Edge(
-                            e.source,
-                            e.target,
-                            e.type,
-                            item.text,
-                            item.origin,
-                            item.doc,
-                            item.line,
-                            [item, *rest],
-                        ),
-                        part,
-                    )
-                )
+                out.append((e.headed_by(item), part))
         return out
 
     def quoted(self, text: str) -> bool:

@@ -74,7 +74,7 @@ def asks_for_one(folded: str) -> bool:
 def asks_counterpart(folded: str) -> bool:
     """Whether the question asks for a counterpart on some side ("AMD's counterpart to NCCL",
     "NCCL 在 AMD 那边的对应实现"); see :func:`side_words`."""
-    return bool(_EN_ASKS.search(folded) or _ZH_ASKS.search(folded)) and bool(side_words(folded, ()))
+    return asks_for_one(folded) and bool(side_words(folded, ()))
 
 
 def side_words(folded: str, names: Sequence[tuple[int, int]]) -> list[str]:
