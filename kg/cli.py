@@ -934,7 +934,7 @@ def eval_refusal(
 ContrastSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev7 and test splits.",
+    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev7, dev9 and test splits.",
 )
 DEFAULT_CONTRAST_SPLITS = (
     "dev=tests/data/contrast_pairs.jsonl",
@@ -944,6 +944,7 @@ DEFAULT_CONTRAST_SPLITS = (
     "dev5=tests/data/contrast_pairs_dev5.jsonl",
     "dev6=tests/data/contrast_pairs_dev6.jsonl",
     "dev7=tests/data/contrast_pairs_dev7.jsonl",
+    "dev9=tests/data/contrast_pairs_dev9.jsonl",
     "test=tests/data/contrast_pairs_test.jsonl",
 )
 

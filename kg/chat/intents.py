@@ -91,6 +91,9 @@ _EN_THAT = re.compile(
     # "that" closing a clause or before a verb's particle ("crank that up", "turn that off") stands
     # for a thing, whatever comes before it
     r"|(?<=\s)(that)(?=\s*(?:[?.!,;:]|$)|\s+(?:up|off|down|out)\b)"
+    # after a past participle, before one closing noun ("Who open-sourced that engine?"): a
+    # determiner pointing back, not a complement ("noticed that the queue grows")
+    r"|\b[a-z-]+ed\s+(that)(?=\s+[a-z][a-z0-9-]*\s*(?:[?.!,;:]|$))"
 )
 #: A question asking a fact of a term ("TGI 是哪家出的", "who made it", "which paper"), not for
 #: another term: the decision stage answers with the term itself, the follow-up ranker reads it
@@ -254,7 +257,7 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             ref = "both"  # "which one" / "which of them" / "Which has more VRAM?": a choice
         out.append(Pronoun(t, m.start(), m.end(), ref))
     for m in _EN_THAT.finditer(folded):
-        g = 1 if m.group(1) else 2
+        g = next(i for i in (1, 2, 3) if m.group(i))
         if _EN_TIME.match(folded, m.end(g)):
             continue
         out.append(Pronoun("that", m.start(g), m.end(g), "topic"))

@@ -15,10 +15,11 @@ import itertools
 import re
 
 from kg.chat.context import Ctx
+from kg.chat.genus import genus_names
 from kg.chat.intents import TOPIC_SWITCH, Pronoun, Slot, is_demonstrative
 from kg.chat.model import ConversationState
 from kg.search.labels import Span
-from kg.textnorm import has_cjk
+from kg.textnorm import fold, has_cjk
 
 __all__ = [
     "choice_terms",
@@ -48,6 +49,8 @@ _CLAUSE_BREAK = re.compile(
 
 def resolve_reference(ctx: Ctx) -> None:
     """Who 它 / it / the former is: a term named earlier in the question, else the conversation's."""
+    if _class_determined(ctx):
+        return
     pronouns = ctx.analysis.pronouns
     if not pronouns:
         return
@@ -191,6 +194,44 @@ def resolve_reference(ctx: Ctx) -> None:
     before = [s for s in spans if s.end <= p.start]
     if before:
         ctx.referent = before[0].term_id
+
+
+def _class_determined(ctx: Ctx) -> bool:
+    """ "Who open-sourced that engine?" / "这个引擎最早是谁开源的" after vLLM: a demonstrative before
+    the name of the class the term under discussion belongs to (its genus, :mod:`kg.chat.genus`,
+    or a name that class's name ends with) points back at that term; linking read the class name
+    as the term asked about. Drops that span and makes the demonstrative the pronoun; True when
+    it did."""
+    state = ctx.state
+    if state is None or not state.topic or ctx.analysis.pronouns:
+        return False
+    topic = state.topic[0]
+    if topic not in ctx.glossary:
+        return False
+    classes = genus_names(ctx.glossary, topic)
+    if not classes:
+        return False
+    folded = ctx.parsed.folded
+    class_names = {fold(n) for c in classes if c in ctx.glossary for n in ctx.glossary.terms[c].all_names()}
+    for p in ctx.parsed.pronouns:
+        if not is_demonstrative(p):
+            continue
+        s = next(
+            (s for s in ctx.analysis.spans if s.start >= p.end and not folded[p.end : s.start].strip()),
+            None,
+        )
+        if s is None or s.term_id == topic:
+            continue
+        word = fold(s.text)
+        if s.term_id not in classes and not any(n.endswith(word) and len(word) >= 2 for n in class_names):
+            continue
+        if any(o.term_id == s.term_id for o in ctx.analysis.spans if o is not s):
+            continue  # the class is named again: it is what the question is about
+        ctx.analysis.spans.remove(s)
+        ctx.analysis.pronouns.append(p)
+        ctx.pronoun, ctx.referent, ctx.used_context = p, topic, True
+        return True
+    return False
 
 
 def _compared_side(ctx: Ctx, topic: str, last_terms: list[str]) -> str:

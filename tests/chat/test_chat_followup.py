@@ -259,3 +259,28 @@ def test_the_two_with_nothing_to_point_at_asks_for_the_terms(
     (zh,), _ = converse(glossary, engine, "比较一下这两个")
     assert en.needs_clarification and not en.grounded and "which terms" in en.answer
     assert zh.needs_clarification and not zh.grounded and "哪些术语" in zh.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "question"),
+    [
+        ("What is vLLM?", "Who open-sourced that engine?"),
+        ("What is vLLM?", "这个引擎最早是谁开源的？"),
+    ],
+)
+def test_a_demonstrative_before_the_class_of_the_term_under_discussion_points_back_at_it(
+    glossary: Glossary, engine: SearchEngine, first: str, question: str
+) -> None:
+    """vLLM's definition calls it an inference engine (kg/chat/genus.py): "that engine" is vLLM,
+    not the Engine entry (TensorRT's compiled artefact) whose name the word matches."""
+    answers, _ = converse(glossary, engine, first, question)
+    assert answers[0].citations[0].term_id == "vllm"
+    assert answers[-1].grounded and answers[-1].citations[0].term_id == "vllm"
+
+
+def test_a_demonstrative_before_a_name_the_topic_is_not_a_kind_of_still_determines_that_name(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """After B300 (a GPU), "that engine" is no B300: the name it determines stays the subject."""
+    answers, _ = converse(glossary, engine, "What is B300?", "这个引擎最早是谁开源的？")
+    assert [c.term_id for c in answers[-1].citations[:1]] != ["b300"]

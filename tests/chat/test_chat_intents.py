@@ -190,6 +190,8 @@ def test_empty_and_odd_input() -> None:
         ("which engine is built around that?", ["that"]),  # after a preposition
         ("what happens if i crank that up?", ["that"]),  # before a verb's particle
         ("which cards support that?", ["that"]),  # closing the clause
+        ("who open-sourced that engine?", ["that"]),  # after a participle, before a closing noun
+        ("we noticed that the queue grows", []),  # a complement after a participle
         ("i think that is fine", []),  # a complement
         ("the engine that uses it", ["it"]),  # a relative clause
         ("explain tensor parallelism like i'm new to this.", []),  # an idiom: the field

@@ -1252,14 +1252,24 @@ def test_a_which_follow_up_may_pick_a_term_named_after_the_referent(
     assert a.grounded and a.citations[0].term_id == "autoscaling-window"
 
 
-def test_a_relation_to_the_term_under_discussion_starts_from_it(
+def test_a_relation_or_comparison_keeps_the_question_s_order_of_named_term_and_pronoun(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
+    """ "SGLang 和它…" holds SGLang up against the term under discussion: SGLang is the subject;
+    "它和 X…" / "How is it different from X?" keeps the term under discussion first."""
     s = ConversationState()
     answer(glossary, engine, "RadixAttention 是什么？", context=s)
     a = answer(glossary, engine, "SGLang 和它是什么关系？", context=s)
-    assert a.grounded and [c.term_id for c in a.citations[:1]] == ["radixattention"]
-    assert "sglang" in a.terms
+    assert a.grounded and [c.term_id for c in a.citations[:1]] == ["sglang"]
+    assert "radixattention" in a.terms
+    s = ConversationState()
+    answer(glossary, engine, "What's a canary deployment?", context=s)
+    a = answer(glossary, engine, "How is blue-green deployment different from it?", context=s)
+    assert a.intent == "comparison" and a.terms[:2] == ["blue-green-deployment", "canary-deployment"]
+    s = ConversationState()
+    answer(glossary, engine, "What's a canary deployment?", context=s)
+    a = answer(glossary, engine, "How is it different from blue-green deployment?", context=s)
+    assert a.intent == "comparison" and a.terms[:2] == ["canary-deployment", "blue-green-deployment"]
 
 
 def test_a_demonstrative_noun_points_at_the_name_ending_in_it(

@@ -372,12 +372,31 @@ def one_term(ctx: Ctx) -> Answer | tuple[Link, Term, Composer]:
 
 
 def topic_first(ctx: Ctx, a: Link, b: Link) -> tuple[Link, Link]:
-    """The side that is the term under discussion first: "SGLang 和它是什么关系？" after two turns
-    about RadixAttention answers about RadixAttention, then SGLang's place beside it. Not in a
-    question asked again about a new term ("那 GH200 呢？"): that term is what it asks about."""
+    """The side that is the term under discussion first, when the question does not name the other
+    before pointing back at it (:func:`question_order`). Not in a question asked again about a new
+    term ("那 GH200 呢？"): that term is what it asks about."""
     if b.method == "context" and a.method != "context" and not ctx.reasked:
         return b, a
     return a, b
+
+
+def question_order(ctx: Ctx, a: Link, b: Link) -> tuple[Link, Link]:
+    """A comparison's or relation's sides in the order the question gives them, when it names one term and
+    then points back at the other ("How is blue-green deployment different from it?", "动态批处理
+    跟它是一回事吗？", "JAX 跟它是什么关系？"): the named term is what the asker holds up against the
+    one under discussion, so it is the answer's subject. Otherwise as :func:`topic_first`."""
+    p = ctx.pronoun
+    slots = ctx.parsed.slots
+    if (
+        p is not None
+        and a.method != "context"
+        and b.method == "context"
+        and len(slots) >= 2
+        and slots[0].end <= p.start
+        and pronoun_in(ctx, slots[1])
+    ):
+        return a, b
+    return topic_first(ctx, a, b)
 
 
 def pair(ctx: Ctx) -> tuple[Link | None, Link | None]:

@@ -8,7 +8,7 @@ from kg.chat.compose import Composer, best_edge, edges_between, t
 from kg.chat.context import Ctx
 from kg.chat.linking import Link
 from kg.chat.model import Answer
-from kg.chat.shapes.common import finish, only_pronoun, pair, refuse, topic_first
+from kg.chat.shapes.common import finish, only_pronoun, pair, question_order, refuse
 from kg.chat.shapes.definition import definition
 from kg.chat.shapes.howto import howto
 from kg.chat.shapes.mentioned import add_mentions, mentioned_named
@@ -79,7 +79,7 @@ def comparison(ctx: Ctx) -> Answer:
         c.definitions(g.terms[found.term_id], max_defs=1)
         follow = [c.follow("define", s) for s in suggestions[:2]]
         return finish(ctx, c, "comparison", follow)
-    a, b = topic_first(ctx, a, b)
+    a, b = question_order(ctx, a, b)
     ctx.linked_by = a.method if a.method != "context" else b.method
     # "vLLM、SGLang 和 TGI 这三个有啥区别": every listed term is a side (up to four)
     extra = [r for r in ctx.referents if r not in (a.term_id, b.term_id)] if listed_here else []

@@ -11,10 +11,10 @@ from kg.chat.shapes.common import (
     finish,
     other_terms,
     pair,
+    question_order,
     ranked_neighbours,
     refuse,
     single,
-    topic_first,
 )
 
 
@@ -25,7 +25,7 @@ def relation(ctx: Ctx) -> Answer:
     if len(ctx.parsed.slots) >= 2:
         a, b = pair(ctx)
         if a is not None and b is not None and a.term_id != b.term_id:
-            a, b = topic_first(ctx, a, b)
+            a, b = question_order(ctx, a, b)
             return relation_pair(ctx, a.term_id, b.term_id)
         if a is None and b is None:
             return refuse(ctx)
