@@ -43,7 +43,7 @@ from kg.chat.counterpart import (
     side_words,
 )
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
-from kg.chat.ellipsis import is_elliptical
+from kg.chat.ellipsis import is_elliptical, versus_follow_up
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
 from kg.chat.instance import own_instance
@@ -101,6 +101,10 @@ def answer(
     full, glossary = glossary, glossary.defined_view()
     linker = linker_for(glossary, engine)
     q = normalize(question, known_words(glossary), linker.vocabulary, glossary)
+    versus = versus_follow_up(q.text) if context is not None and context.topic else None
+    if versus is not None:
+        # "vs canary?" after blue-green deployments: the comparison with the term under discussion
+        q = normalize(versus, known_words(glossary), linker.vocabulary, glossary)
     parsed = parse(q.text)
     analysis = linker.analyse(parsed)
     again = _reasked(glossary, linker, context, parsed, analysis)

@@ -41,6 +41,7 @@ nothing.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -49,7 +50,7 @@ from kg.chat.counterpart import asks_counterpart, asks_opposite
 from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, Slot, asks_bare_examples
 from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
-from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector
+from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector, text_words
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.textnorm import fold, has_cjk
@@ -441,6 +442,73 @@ def _coined_variant(
     return n_tokens > 0 and known < n_tokens
 
 
+#: Words of a question's frame, not modifiers of the name after them ("the acronym TTFT", "that
+#: parallelism").
+_FRAME_WORDS = frozenset(
+    [
+        "term",
+        "concept",
+        "idea",
+        "notion",
+        "acronym",
+        "abbreviation",
+        "word",
+        "name",
+        "phrase",
+        "thing",
+        "meaning",
+        "definition",
+        "called",
+        "so-called",
+        "exactly",
+        "actually",
+        "really",
+        "basically",
+        "whole",
+        "entire",
+        "this",
+        "that",
+        "these",
+        "those",
+        "which",
+        "what",
+        "such",
+        "some",
+        "your",
+        "their",
+    ]
+)
+
+
+def _coined_english_modifier(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """The subject of a definition is one plain English word before a glossary name or a head two
+    names share, a word no glossary text uses in any form: "What is quorum decoding?", "Can you
+    explain tessellate decoding for LLM serving?" — a variant the glossary does not define (the
+    English twin of :func:`_coined_variant`). A word the texts use, or a form of one ("greedy
+    decoding"; "disaggregated serving": disaggregation), is no such coinage."""
+    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        return False
+    slot = parsed.slots[0]
+    text = _PREPOSITION_TAIL.split(parsed.folded[slot.start : slot.end], maxsplit=1)[0]
+    words = text.strip(" -?？.!").split()
+    if words and words[0] in ("a", "an", "the"):
+        words = words[1:]
+    if len(words) != 2:
+        return False
+    modifier, head = words
+    if not re.fullmatch(r"[a-z]{4,}", modifier) or modifier in _FRAME_WORDS:
+        return False
+    if not (engine.matcher.exact(head) or _names_share_head(engine, head)):
+        return False
+    vocabulary = text_words(engine)
+    stem = modifier[: max(4, len(modifier) - 3)]
+    i = bisect_left(vocabulary, stem)
+    return not (i < len(vocabulary) and vocabulary[i].startswith(stem))
+
+
+_PREPOSITION_TAIL = re.compile(r"\s+(?:in|for|on|of|with|at|from|used|inside|within|during|when)\b")
+
+
 def _compares_a_made_up_name(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
     """A side of a comparison is a made-up name (:func:`_made_up_subject`, :func:`_coined_variant`
     of that side's slot): "Is ZephyrAttn-3 faster than RadixAttention?", "飞梭引擎和 vLLM 有什么区别？"."""
@@ -549,7 +617,11 @@ def decide(
     if named_referent and feats["unknown"] == 0:
         # the question names a term and asks about it through a pronoun: its subject is that term
         return Decision("answer", True, "named_referent", p, candidate, feats)
-    if _made_up_subject(engine, parsed, analysis) or _coined_variant(engine, parsed, analysis):
+    if (
+        _made_up_subject(engine, parsed, analysis)
+        or _coined_variant(engine, parsed, analysis)
+        or _coined_english_modifier(engine, parsed, analysis)
+    ):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it;
         # "回旋解码是什么？": a known concept under a modifier no glossary text has ever used
         return Decision("refuse", False, "unknown_name", p, candidate, feats)

@@ -41,6 +41,9 @@ _RETURN_TO = re.compile(
 )
 #: A preposition right before a demonstrative: "on those charts", "in that setup" place what the
 #: question names; they do not point at the term under discussion.
+#: An indefinite noun phrase the question introduces ("a new model", "an internal API") with no
+#: sentence end after it: what a later "its" / "their" owns.
+_OWN_ANTECEDENT = re.compile(r"\b(?:a|an)\s+(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*\b(?![^.?!;]*[.?!;])")
 _PLACED_BY = re.compile(r"\b(?:on|in|at|from|within|inside|across|under)\s+$")
 _CLAUSE_BREAK = re.compile(
     r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
@@ -70,6 +73,11 @@ def resolve_reference(ctx: Ctx) -> None:
     ):
         # "What's the Pareto frontier on those charts?": the demonstrative only places the term
         # the question names; it does not bring back the one under discussion
+        ctx.pronoun = None
+        return
+    if p.text in ("its", "their") and _OWN_ANTECEDENT.search(ctx.parsed.folded, 0, p.start):
+        # "How can I try a new model on real traffic without users ever seeing its output?": the
+        # possessive's owner is the thing the sentence itself introduces, not a term talked about
         ctx.pronoun = None
         return
     if p.ref == "both":

@@ -151,6 +151,17 @@ def name_parts(engine: SearchEngine) -> _NameParts:
     return _NameParts(folded, frozenset(words), tuple(sorted(words)), frozenset(bigrams))
 
 
+@lru_cache(maxsize=8)
+def text_words(engine: SearchEngine) -> tuple[str, ...]:
+    """Every Latin word (folded, sorted) of the glossary's names, definitions and notes."""
+    words: set[str] = set()
+    for t in engine.terms.values():
+        texts = [*t.all_names(), *(d.text for d in t.definitions), *(d.note or "" for d in t.definitions)]
+        for text in texts:
+            words.update(w.strip("'’-") for w in _LATIN.findall(fold(text)))
+    return tuple(sorted(words))
+
+
 def _name_shares(engine: SearchEngine, text: str) -> tuple[float, float]:
     """(near_names, zh_names) of *text*; see the module docstring."""
     from rapidfuzz import fuzz, process

@@ -564,6 +564,15 @@ class SearchEngine:
                     top.components["near_exact"] = w.exact_bonus / 2
             lex = self.lexical.search(text, w.depth)
             add("lexical", [(d, None) for d, _ in lex], w.lexical, [sc for _, sc in lex])
+            named_by_word = None if exact or spans else self.matcher.word_of_one_name(core or text)
+            if named_by_word is not None and "fuzzy" not in off:
+                # the whole query is a word of one term's name and of no other ("canary", "shadow"):
+                # it names that term as surely as a near-exact typo does
+                top = hits.setdefault(named_by_word, Hit(named_by_word, 0.0))
+                if "near_exact" not in top.components:
+                    top.score += w.exact_bonus / 2
+                    top.components["near_exact"] = w.exact_bonus / 2
+                    top.matched = top.matched or core or text
             if self.chars is not None and (w.chars or every_stage) and "chars" not in off:
                 grams = self.chars.search(text, w.depth)
                 add("chars", [(d, None) for d, _ in grams], w.chars, [sc for _, sc in grams])

@@ -179,6 +179,17 @@ def _abbrev_score(query: str, key: str) -> float:
     return 0.7 + 0.25 * coverage if coverage >= 0.5 else 0.0
 
 
+_NAME_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _holds_words(name: str, words: list[str]) -> bool:
+    """*words* are a run of whole words of *name* (camel-case humps count as words)."""
+    own = _NAME_WORD.findall(fold(_CAMEL.sub(" ", name)))
+    n = len(words)
+    return any(own[i : i + n] == words for i in range(len(own) - n + 1))
+
+
 def _word_tails(entry: _Entry) -> set[str]:
     """Proper suffixes of the entry's key that start a word of its name, for infix suggestions.
 
@@ -458,6 +469,20 @@ class LabelMatcher:
                 if entry.term_id not in ranked:
                     offer(entry, 2, "infix")
         return [m for _, m in sorted(ranked.values(), key=lambda rm: rm[0])][:limit]
+
+    def word_of_one_name(self, text: str, limit: int = 10) -> str | None:
+        """The one term a few Latin words name as whole words of its name ("canary" → Canary
+        deployment, "shadow" → Shadow traffic, "blue-green" → Blue-green deployment); None when
+        *text* is a name itself, names no term that way, or words of several terms' names
+        ("deployment", "window", "paged": PagedAttention and ragged paged attention)."""
+        words = _NAME_WORD.findall(fold(text))
+        if not words or len(words) > 3 or has_cjk(text) or sum(map(len, words)) < 4:
+            return None
+        found = self.suggest(" ".join(words), limit=limit)
+        if len(found) >= limit or any(m.method == "exact" for m in found):
+            return None
+        owners = {m.term_id for m in found if _holds_words(m.name, words)}
+        return owners.pop() if len(owners) == 1 else None
 
     # -- helpers --------------------------------------------------------------
 

@@ -432,6 +432,43 @@ def test_a_known_concept_under_a_coined_chinese_modifier_is_refused(
         assert a.citations[0].term_id == tid, q
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is quorum decoding?",
+        "Can you explain tessellate decoding for LLM serving?",
+        "What is vortex batching?",
+    ],
+)
+def test_a_known_head_under_a_coined_english_modifier_is_refused(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    """ "quorum decoding": decoding heads two glossary names, "quorum" occurs in no glossary text in
+    any form, so the question asks about a variant the glossary does not define."""
+    a = ask(glossary, engine, question)
+    assert_refusal(a, glossary)
+    assert a.intent == "out_of_domain"
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What is greedy decoding?", None),  # "greedy" is a word of Sampling's definition
+        ("What is disaggregated serving?", "disaggregation"),  # a form of a glossary word
+        ("What is static batching?", "static-batching"),  # a name as a whole
+        ("What is the acronym TTFT?", "time-to-first-token"),  # a word of the question's frame
+    ],
+)
+def test_an_english_modifier_the_glossary_uses_is_no_coinage(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str | None
+) -> None:
+    a = ask(glossary, engine, question)
+    assert a.intent != "out_of_domain"
+    if term is not None:
+        assert_grounded(a, glossary)
+        assert a.citations[0].term_id == term
+
+
 def test_unknown_compound_names_are_reported(glossary: Glossary, engine: SearchEngine) -> None:
     a = ask(glossary, engine, "什么是 Ring-AllGather-X 协议？")
     assert "Ring-AllGather-X" in a.answer

@@ -284,3 +284,37 @@ def test_a_demonstrative_before_a_name_the_topic_is_not_a_kind_of_still_determin
     """After B300 (a GPU), "that engine" is no B300: the name it determines stays the subject."""
     answers, _ = converse(glossary, engine, "What is B300?", "这个引擎最早是谁开源的？")
     assert [c.term_id for c in answers[-1].citations[:1]] != ["b300"]
+
+
+@pytest.mark.parametrize(
+    ("first", "question", "terms"),
+    [
+        ("What's a blue-green deployment?", "vs canary?", ["canary-deployment", "blue-green-deployment"]),
+        ("TTFT 是什么？", "那跟 TPOT 比呢？", ["time-per-output-token", "time-to-first-token"]),
+        ("What is TTFT?", "compared to TPOT?", ["time-per-output-token", "time-to-first-token"]),
+    ],
+)
+def test_a_bare_versus_compares_the_named_term_with_the_one_under_discussion(
+    glossary: Glossary, engine: SearchEngine, first: str, question: str, terms: list[str]
+) -> None:
+    answers, _ = converse(glossary, engine, first, question)
+    assert answers[-1].intent == "comparison" and answers[-1].terms[:2] == terms
+
+
+def test_versus_follow_up_spells_out_only_a_bare_versus() -> None:
+    from kg.chat.ellipsis import versus_follow_up
+
+    assert versus_follow_up("vs canary?") == "How is canary different from it?"
+    assert versus_follow_up("那跟 TPOT 比呢？") == "TPOT和它有什么区别？"
+    assert versus_follow_up("canary vs blue-green?") is None
+    assert versus_follow_up("TTFT 跟 TPOT 比呢？") is None
+
+
+@pytest.mark.slow
+def test_its_owned_by_a_thing_the_question_introduces_does_not_point_back(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """ "…a new model… its output": the owner is the new model, not blue-green deployments."""
+    q = "How can I try a new model on real traffic without users ever seeing its output?"
+    answers, _ = converse(glossary, real_engine, "What's a blue-green deployment?", q)
+    assert answers[-1].grounded and answers[-1].citations[0].term_id == "shadow-traffic"

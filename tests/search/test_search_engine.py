@@ -43,6 +43,9 @@ def engine(glossary: Glossary) -> SearchEngine:
         ("MIG slices on an A100", "multi-instance-gpu"),
         ("TDP of an H100", "thermal-design-power"),
         ("TPU 里的 ICI 是什么", "ici"),
+        # a word of one term's name and of no other names that term ("vs canary?" in a chat)
+        ("canary", "canary-deployment"),
+        ("shadow", "shadow-traffic"),
     ],
 )
 def test_names_typos_and_scripts_rank_first(

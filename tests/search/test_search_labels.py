@@ -402,3 +402,23 @@ def test_a_shared_key_goes_to_the_name_written_as_the_text_writes_it() -> None:
     assert span.term_id == "tensorcore-tpu" and set(span.term_ids) == {"tensor-core", "tensorcore-tpu"}
     (span,) = m.find_mentions("NVIDIA 的 Tensor Core")
     assert span.term_id == "tensor-core"
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [
+        ("pipeline", "pipeline-parallelism"),  # a word of one term's names
+        ("Speculative", "speculative-decoding"),
+        ("inference server", "triton-inference-server"),  # a run of words
+        ("flash", "flash-attention"),  # a camel-case hump is a word
+        ("parallelism", None),  # words of several terms' names
+        ("TTFT", None),  # a name itself: exact, not a word of one
+        ("pipe", None),  # not a whole word
+        ("kv", None),  # too short to say
+        ("张量", None),  # Latin words only
+    ],
+)
+def test_word_of_one_name_finds_the_one_term_a_few_words_of_a_name_name(
+    matcher: LabelMatcher, query: str, term: str | None
+) -> None:
+    assert matcher.word_of_one_name(query) == term
