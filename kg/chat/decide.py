@@ -509,6 +509,45 @@ def _coined_english_modifier(engine: SearchEngine, parsed: Parsed, analysis: Ana
 _PREPOSITION_TAIL = re.compile(r"\s+(?:in|for|on|of|with|at|from|used|inside|within|during|when)\b")
 
 
+#: Characters of Chinese function words and pronouns: a run holding one is no product name.
+_FUNCTION_CHARS = frozenset(
+    "的了是在和与跟把被对从为我你他她它们这那哪什么怎请问吗呢吧啊要想能会该用有没不都也就还"
+)
+
+
+def _opens_with_coined_name(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """A Chinese question opens with a product name of two to four characters no glossary text
+    uses, right before a glossary name that says what kind of thing it is: "雷鸣推理引擎支持哪些
+    GPU？", "灵犀推理芯片的显存带宽是多少？" — a product the glossary has never seen, whatever the
+    question asks of it."""
+    body = parsed.body
+    if body is None or not has_cjk(body.text):
+        return False
+    first = next((s for s in analysis.spans if s.start > body.start), None)
+    if first is None or any(s.start < first.start for s in analysis.spans):
+        return False
+    name = parsed.folded[body.start : first.start]
+    if not (2 <= len(name) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in name)):
+        return False
+    if _FUNCTION_CHARS.intersection(name) or parsed.folded[first.end : first.end + 1] in (
+        "前",
+        "后",
+        "时",
+        "中",
+    ):
+        return False  # "上线优化前…": a time clause, not a product and its kind
+    n_tokens, known = engine.lexical.coverage(name)
+    # a noun, as jieba tags it: "雷鸣", "玄机" — not a verb or lead ("讲讲", "已知", "回到")
+    return n_tokens > 0 and known == 0 and _all_nouns(name)
+
+
+def _all_nouns(text: str) -> bool:
+    """Every word jieba finds in *text* is tagged a noun (n, nr, ns, nt, nz …)."""
+    import jieba.posseg
+
+    return all(w.flag.startswith("n") for w in jieba.posseg.lcut(text))
+
+
 def _compares_a_made_up_name(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
     """A side of a comparison is a made-up name (:func:`_made_up_subject`, :func:`_coined_variant`
     of that side's slot): "Is ZephyrAttn-3 faster than RadixAttention?", "飞梭引擎和 vLLM 有什么区别？"."""
@@ -586,6 +625,9 @@ def decide(
         # "Tell me a joke about GPUs", "写一首关于 KV cache 的诗": a request for entertainment,
         # which a glossary has no sentence for, whatever term it names
         return Decision("refuse", False, "chit_chat", p, candidate, feats)
+    if _opens_with_coined_name(engine, parsed, analysis):
+        # "雷鸣推理引擎支持哪些 GPU？": a product the glossary has never seen, named before its kind
+        return Decision("refuse", False, "unknown_name", p, candidate, feats)
     if parsed.intent not in ("comparison", "relation") and _glosses_an_unknown_name(engine, parsed.folded):
         # "反向投机预填充（reverse speculative prefill）能把首 token 延迟降多少？": the question
         # introduces its subject by a name the glossary has never seen, nor anything like it

@@ -469,6 +469,26 @@ def test_an_english_modifier_the_glossary_uses_is_no_coinage(
         assert a.citations[0].term_id == term
 
 
+@pytest.mark.parametrize("question", ["雷鸣推理引擎支持哪些 GPU？", "灵犀推理芯片的显存带宽是多少？"])
+def test_a_coined_chinese_product_name_before_its_kind_is_refused(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    """ "雷鸣推理引擎": a noun no glossary text uses, right before the glossary name of its kind."""
+    assert_refusal(ask(glossary, engine, question), glossary)
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [("投机解码是什么？", "speculative-decoding"), ("讲讲投机解码", "speculative-decoding")],
+)
+def test_a_verb_or_known_word_before_a_name_is_no_product_name(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    a = ask(glossary, engine, question)
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == term
+
+
 def test_unknown_compound_names_are_reported(glossary: Glossary, engine: SearchEngine) -> None:
     a = ask(glossary, engine, "什么是 Ring-AllGather-X 协议？")
     assert "Ring-AllGather-X" in a.answer
