@@ -444,51 +444,33 @@ def _coined_variant(
 
 #: Words of a question's frame, not modifiers of the name after them ("the acronym TTFT", "that
 #: parallelism").
-_FRAME_WORDS = frozenset(
-    [
-        "term",
-        "concept",
-        "idea",
-        "notion",
-        "acronym",
-        "abbreviation",
-        "word",
-        "name",
-        "phrase",
-        "thing",
-        "meaning",
-        "definition",
-        "called",
-        "so-called",
-        "exactly",
-        "actually",
-        "really",
-        "basically",
-        "whole",
-        "entire",
-        "this",
-        "that",
-        "these",
-        "those",
-        "which",
-        "what",
-        "such",
-        "some",
-        "your",
-        "their",
-    ]
+_FRAME_TEXT = (
+    "term concept idea notion acronym abbreviation word name phrase thing meaning definition "
+    "called so-called exactly actually really basically whole entire this that these those which "
+    "what such some your their "
+    # plain adjectives that set a variant against the usual kind ("plain throughput", "normal
+    # prefill"), and generic nouns: no coinage, though the glossary's Chinese texts may not use them
+    "plain normal real regular ordinary standard vanilla traditional classic conventional "
+    "typical usual simple basic generic default naive actual overall total average full "
+    "peak max maximum minimum effective theoretical practical measured nominal sustained "
+    "hardware software"
 )
+_FRAME_WORDS = frozenset(_FRAME_TEXT.split())
 
 
-def _coined_english_modifier(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+def _coined_english_modifier(
+    engine: SearchEngine, parsed: Parsed, analysis: Analysis, slot: Slot | None = None
+) -> bool:
     """The subject of a definition is one plain English word before a glossary name or a head two
     names share, a word no glossary text uses in any form: "What is quorum decoding?", "Can you
     explain tessellate decoding for LLM serving?" — a variant the glossary does not define (the
     English twin of :func:`_coined_variant`). A word the texts use, or a form of one ("greedy
-    decoding"; "disaggregated serving": disaggregation), is no such coinage."""
-    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
-        return False
-    slot = parsed.slots[0]
+    decoding"; "disaggregated serving": disaggregation), is no such coinage. With *slot*, the same
+    of that slot whatever the question's intent (a side of a comparison)."""
+    if slot is None:
+        if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+            return False
+        slot = parsed.slots[0]
     text = _PREPOSITION_TAIL.split(parsed.folded[slot.start : slot.end], maxsplit=1)[0]
     words = text.strip(" -?？.!").split()
     if words and words[0] in ("a", "an", "the"):
@@ -496,8 +478,8 @@ def _coined_english_modifier(engine: SearchEngine, parsed: Parsed, analysis: Ana
     if len(words) != 2:
         return False
     modifier, head = words
-    if not re.fullmatch(r"[a-z]{4,}", modifier) or modifier in _FRAME_WORDS:
-        return False
+    if not re.fullmatch(r"[a-z]{4,}", modifier) or modifier in _FRAME_WORDS or _near_name(engine, modifier):
+        return False  # a typo of a name word ("chunkd prefill") is no coinage either
     if not (engine.matcher.exact(head) or _names_share_head(engine, head)):
         return False
     vocabulary = text_words(engine)
@@ -549,11 +531,16 @@ def _all_nouns(text: str) -> bool:
 
 
 def _compares_a_made_up_name(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
-    """A side of a comparison is a made-up name (:func:`_made_up_subject`, :func:`_coined_variant`
-    of that side's slot): "Is ZephyrAttn-3 faster than RadixAttention?", "飞梭引擎和 vLLM 有什么区别？"."""
+    """A side of a comparison is a made-up name (:func:`_coined_variant`,
+    :func:`_coined_english_modifier` of that side's slot): "飞梭引擎和 vLLM 有什么区别？", "What's the
+    difference between vortex batching and continuous batching?"."""
     if parsed.intent != "comparison" or len(parsed.slots) < 2:
         return False
-    return any(_coined_variant(engine, parsed, analysis, slot) for slot in parsed.slots[:2])
+    return any(
+        _coined_variant(engine, parsed, analysis, slot)
+        or _coined_english_modifier(engine, parsed, analysis, slot)
+        for slot in parsed.slots[:2]
+    )
 
 
 #: What may follow an unknown name that heads a definition's subject: one or two plain words,

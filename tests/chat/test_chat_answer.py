@@ -438,6 +438,7 @@ def test_a_known_concept_under_a_coined_chinese_modifier_is_refused(
         "What is quorum decoding?",
         "Can you explain tessellate decoding for LLM serving?",
         "What is vortex batching?",
+        "What's the difference between vortex batching and continuous batching?",  # a side
     ],
 )
 def test_a_known_head_under_a_coined_english_modifier_is_refused(
@@ -457,6 +458,8 @@ def test_a_known_head_under_a_coined_english_modifier_is_refused(
         ("What is disaggregated serving?", "disaggregation"),  # a form of a glossary word
         ("What is static batching?", "static-batching"),  # a name as a whole
         ("What is the acronym TTFT?", "time-to-first-token"),  # a word of the question's frame
+        ("How's goodput different from plain throughput?", "goodput"),  # a plain adjective
+        ("chunkd prefill vs normal prefill", "chunked-prefill"),  # a typo of a name word
     ],
 )
 def test_an_english_modifier_the_glossary_uses_is_no_coinage(
