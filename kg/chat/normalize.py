@@ -15,7 +15,9 @@
   that is within a rapidfuzz ratio of 85 of a word of some glossary name is replaced by it
   ("parallelim" → "parallelism", "continous" → "continuous", "lattency" → "latency"), if it has
   the same first letter ("running" is no typo of "pruning"); two name words run together are a
-  new name, not a typo ("StreamingLLM" stays).
+  new name, not a typo ("StreamingLLM" stays); and a plain English word (the vendored list
+  ``data/english_words.txt``) is a word, not a slip ("matching" is no typo of "batching",
+  "engineer" none of "engine"), unless it is a name word inflected ("prefixes").
 - One wrong character in a Chinese name of four or more characters ("投机解吗" → 投机解码,
   "张亮并行" → 张量并行), when the window matches no name as it stands and both its ends fall
   on jieba word boundaries (so "重新训练" never becomes 预训练, nor "模型量化" 反量化).
@@ -39,6 +41,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk, to_simplified
@@ -509,11 +512,34 @@ def _join_split_names(text: str, known: frozenset[str]) -> str:
     return _ABBR_NUMBER.sub(split, text)
 
 
+ENGLISH_WORDS_PATH = Path(__file__).with_name("data") / "english_words.txt"
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Plain English words of four letters or more (tests/data/make_english_words.py)."""
+    return frozenset(ENGLISH_WORDS_PATH.read_text(encoding="utf-8").split())
+
+
+def _inflects(word: str, known: frozenset[str]) -> bool:
+    """*word* is a glossary name word with an inflection added or taken off ("prefixes" / prefix,
+    "compiling" / compile, "format" / formats), not another word ("engineer" / engine)."""
+    for end in ("s", "es", "ed", "d", "ing", "ies"):
+        base = word[: -len(end)]
+        if word.endswith(end) and (
+            base in known or base + "e" in known or (end == "ies" and base + "y" in known)
+        ):
+            return True
+    return any(word + end in known for end in ("s", "es"))
+
+
 def _correct(word: str, known: frozenset[str], vocabulary: frozenset[str], choices: tuple[str, ...]) -> str:
     """*word*, or the glossary name word it misspells (see the module docstring)."""
     low = word.lower()
     if len(low) < 4 or low in known or low in vocabulary or not low.isalpha():
         return word
+    if low in english_words() and not _inflects(low, known):
+        return word  # "matching", "engineer", "interactive": words, not slips of batching, engine …
     # only a word written like a name (capitals after its first letter: "TTTF", "NVLnik"): plain
     # words one swap from a name word are words ("from" / form factor)
     swapped = _one_swap(low, known) if any(ch.isupper() for ch in word[1:]) else None
