@@ -22,10 +22,11 @@ def forget_artifacts() -> None:
     from kg.chat import compose, linking, normalize, refusal
 
     for cached in (
-        compose._all_names,
+        compose._sharers,
         linking._cached_vocabulary,
         normalize.known_words,
         normalize._zh_names,
         refusal.name_parts,
+        refusal.text_words,
     ):
         cached.cache_clear()

@@ -195,12 +195,17 @@ def best_edge(glossary: Glossary, focus: str, other: str) -> Edge | None:
     )[0]
 
 
-@lru_cache(maxsize=8)
-def _all_names(glossary: Glossary) -> tuple[str, ...]:
-    return tuple(sorted({fold(n) for t in glossary.terms.values() for n in t.all_names() if len(n) >= 2}))
-
-
 _CLAUSE = re.compile(r"[^；;。，,]+[；;。，,]?")
+
+
+@lru_cache(maxsize=8)
+def _sharers(glossary: Glossary) -> dict[str, frozenset[str]]:
+    """Definition text -> the terms it defines (more than one for a jointly stated entry)."""
+    by_text: dict[str, set[str]] = {}
+    for t in glossary.terms.values():
+        for d in t.definitions:
+            by_text.setdefault(d.text, set()).add(t.id)
+    return {text: frozenset(ids) for text, ids in by_text.items()}
 
 
 def member_part(glossary: Glossary, term: Term, text: str) -> str:
@@ -215,7 +220,14 @@ def member_part(glossary: Glossary, term: Term, text: str) -> str:
     if len(clauses) < 2:
         return text
     own = {fold(n) for n in term.all_names() if len(n) >= 2}
-    others = [n for n in _all_names(glossary) if n not in own]
+    # another member's clause opens with that member's name: the names of the terms the same
+    # text defines, not any glossary name ("推理系统的可用性边界" in SLA / SLO's line is no
+    # clause of Inference's)
+    members = _sharers(glossary).get(text, frozenset()) - {term.id}
+    others = sorted(
+        {fold(n) for m in members if m in glossary for n in glossary.terms[m].all_names() if len(n) >= 2}
+        - own
+    )
 
     def opens_with(i: int, names: Iterable[str]) -> bool:
         head = fold(text[clauses[i][0] : clauses[i][1]].strip())

@@ -93,3 +93,18 @@ def test_which_engine_introduced_it_quotes_no_cross_reference(
     a = answer(glossary, real_engine, "Which engine introduced it?", context=state)
     assert a.citations[0].term_id == "vllm"
     assert "详见" not in a.answer and all(not c.quote.startswith("详见") for c in a.citations)
+
+
+def test_a_joint_definition_is_cut_only_at_another_member_s_clause(glossary: Glossary) -> None:
+    """SLA / SLO share "服务等级协议/目标，通常以…形式给出。推理系统的可用性边界。": no clause opens with
+    the other member's name, so each keeps the whole text (the "推理" opening the last clause is
+    Inference's name, not a member's). AllReduce / AllGather's line gives each its own clause."""
+    from kg.chat.compose import member_part
+
+    sla = glossary.terms["service-level-agreement"]
+    text = next(d.text for d in sla.definitions if d.source.startswith("002"))
+    assert member_part(glossary, sla, text) == text
+    gather = glossary.terms["allgather"]
+    joint = next(d.text for d in gather.definitions if "AllReduce" in d.text and "AllGather" in d.text)
+    part = member_part(glossary, gather, joint)
+    assert part.startswith("AllGather") and "AllReduce" not in part
