@@ -41,10 +41,10 @@ _RETURN_TO = re.compile(
 )
 #: A preposition right before a demonstrative: "on those charts", "in that setup" place what the
 #: question names; they do not point at the term under discussion.
+_PLACED_BY = re.compile(r"\b(?:on|in|at|from|within|inside|across|under)\s+$")
 #: An indefinite noun phrase the question introduces ("a new model", "an internal API") with no
 #: sentence end after it: what a later "its" / "their" owns.
 _OWN_ANTECEDENT = re.compile(r"\b(?:a|an)\s+(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*\b(?![^.?!;]*[.?!;])")
-_PLACED_BY = re.compile(r"\b(?:on|in|at|from|within|inside|across|under)\s+$")
 _CLAUSE_BREAK = re.compile(
     r"[,;:，；：。.!?！？]|\s[—–-]{1,2}\s|——|\s+(?:and|but)\s+(?=(?:why|how|what|which|when|where|is|does|do|can)\b)"
 )
