@@ -895,18 +895,61 @@ def _name_forms(term: Term) -> set[str]:
     return forms
 
 
+def _names_by_script(term: Term) -> tuple[set[str], set[str]]:
+    """The term's folded names without a qualifier, Latin-script and Chinese-script apart."""
+    latin: set[str] = set()
+    cjk: set[str] = set()
+    for n in term.all_names():
+        key = fold(_QUALIFIER.sub(" ", n)).strip()
+        if key:
+            (cjk if has_cjk(key) else latin).add(key)
+    return latin, cjk
+
+
+def _inside(small: str, big: str, *, words: bool) -> bool:
+    """*small* is a proper part of *big*: whole words in Latin script, any substring in Chinese."""
+    if small == big or len(small) < (3 if words else 2):
+        return False
+    if not words:
+        return small in big
+    return re.search(rf"(?<![a-z0-9]){re.escape(small)}(?![a-z0-9])", big) is not None
+
+
+def crossed_name_pairs(terms: Sequence[Term]) -> list[tuple[Term, Term]]:
+    """Pairs whose names contain each other crosswise across the two languages.
+
+    A kind's name sits inside its species' name in both languages ("cache" in "KV cache", 缓存 in
+    KV 缓存). When the containment runs one way in English and the other way in Chinese — "engine"
+    inside "inference engine" while 推理引擎 sits inside 推理引擎产物 (TensorRT's compiled Engine) —
+    neither is a kind of the other: one word names two different things.
+    """
+    by_id = {t.id: t for t in terms}
+    scripts = {t.id: _names_by_script(t) for t in terms}
+    cjk = [(n, t) for t, (_, names) in scripts.items() for n in names]
+    # the Chinese containment first: few names, plain substring tests
+    candidates = sorted({(a, b) for x, b in cjk for y, a in cjk if a != b and _inside(x, y, words=False)})
+    return [
+        (by_id[a], by_id[b])
+        for a, b in candidates
+        if any(_inside(x, y, words=True) for x in scripts[a][0] for y in scripts[b][0])
+    ]
+
+
 def same_name_pairs(terms: Iterable[Term]) -> list[Contrast]:
-    """Distinct nodes whose names agree once spacing, plurals, qualifiers and generic heads go.
+    """Distinct nodes whose names agree once spacing, plurals, qualifiers and generic heads go,
+    or contain each other crosswise across the languages (:func:`crossed_name_pairs`).
 
     Kept apart by the merger because the sources define different things ("TensorCore" of
     the TPU and NVIDIA's "Tensor Core"); a reader meets both names and needs the warning.
     """
+    terms = list(terms)
     by_form: dict[str, list[Term]] = {}
     for t in terms:
         for f in _name_forms(t):
             by_form.setdefault(f, []).append(t)
+    groups = [*by_form.values(), *(list(p) for p in crossed_name_pairs(terms))]
     out: dict[tuple[str, str], Contrast] = {}
-    for group in by_form.values():
+    for group in groups:
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
                 if a.id == b.id:

@@ -21,7 +21,7 @@ from functools import lru_cache
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["genus_names", "kinds_of"]
+__all__ = ["CLASS_WORDS", "called_a", "genus_names", "kinds_of"]
 
 #: The first clause of a definition: up to the first clause mark, colon or " / " (a joint line).
 _FIRST_CLAUSE = re.compile(r"[，,。；;（(：:]|\s/\s")
@@ -96,3 +96,54 @@ def kinds_of(glossary: Glossary, term_id: str) -> list[str]:
 def genus_names(glossary: Glossary, term_id: str) -> list[str]:
     """The class terms *term_id*'s definitions name as its genus (B300 → GPU)."""
     return sorted(cls for cls, ids in _kinds(glossary).items() if term_id in ids)
+
+
+#: English class nouns a question may put after a name ("the vLLM engine", "DeepSeek's GEMM library"),
+#: with the words the sources use for them.
+CLASS_WORDS: dict[str, tuple[str, ...]] = {
+    "library": ("library", "库"),
+    "framework": ("framework", "框架"),
+    "kernel": ("kernel", "内核", "算子"),
+    "format": ("format", "格式"),
+    "protocol": ("protocol", "协议"),
+    "file": ("file", "文件"),
+    "chip": ("chip", "芯片"),
+    "runtime": ("runtime", "运行时"),
+    "compiler": ("compiler", "编译器"),
+    "tool": ("tool", "工具"),
+    "toolkit": ("toolkit", "工具"),
+    "platform": ("platform", "平台"),
+    "interconnect": ("interconnect", "互连", "互联"),
+    "metric": ("metric", "指标"),
+    "technique": ("technique", "技术"),
+    "method": ("method", "方法"),
+    "algorithm": ("algorithm", "算法"),
+    "standard": ("standard", "标准"),
+    "engine": ("engine", "引擎"),
+    "server": ("server", "服务器", "服务"),
+    "scheduler": ("scheduler", "调度器"),
+    "router": ("router", "路由"),
+    "network": ("network", "网络"),
+    "topology": ("topology", "拓扑"),
+    "accelerator": ("accelerator", "加速器"),
+    "processor": ("processor", "处理器"),
+    "primitive": ("primitive", "原语"),
+    "api": ("api", "接口"),
+    "interface": ("interface", "接口"),
+    "backend": ("backend", "后端"),
+    "benchmark": ("benchmark", "基准"),
+    "tier": ("tier", "层"),
+}
+
+
+def called_a(glossary: Glossary, term_id: str, word: str) -> bool:
+    """*term_id* is a *word* (a key of :data:`CLASS_WORDS`) by its own account: its names or the
+    first sentence of one of its definitions use the word or its Chinese form ("vLLM：…LLM 推理引擎"
+    is an engine; GEMM, 通用矩阵乘法, is no library)."""
+    term = glossary.terms.get(term_id)
+    if term is None:
+        return False
+    words = CLASS_WORDS[word]
+    texts = [fold(n) for n in term.all_names()]
+    texts += [fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions]
+    return any(w in t for t in texts for w in words)

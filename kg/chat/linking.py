@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from kg.chat.genus import CLASS_WORDS, called_a
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative
 from kg.model import Edge, Term
 from kg.search.engine import Hit, SearchEngine, SearchResult
@@ -422,7 +423,7 @@ class Linker:
         spans = self.spans_in(analysis, slot)
         head = _head(slot, spans, prefer) if spans else None
         if head is not None:
-            return Link.mention(head), []
+            return Link.mention(self._named_kind(slot, spans, head)), []
         derived = self.derived_name(slot, spans) if in_domain else None
         if derived is not None:
             return derived, []
@@ -434,6 +435,23 @@ class Linker:
             if fb is not None:
                 return Link.mention(fb), []
         return None, self.nearest(slot.text)
+
+    def _named_kind(self, slot: Slot, spans: list[Span], head: Span) -> Span:
+        """ "the vLLM engine", "the FlashAttention kernel": a class noun that is a term of its own
+        (Engine, Kernel) after a name of that class stands for the name; "the CUDA kernel" stays
+        Kernel (CUDA is no kernel)."""
+        word = fold(head.name or "")
+        if word not in CLASS_WORDS:
+            return head
+        text = fold(slot.text)
+        before = [
+            s
+            for s in spans
+            if s.end <= head.start and not text[s.end - slot.start : head.start - slot.start].strip(" -")
+        ]
+        if before and called_a(self.glossary, before[-1].term_id, word):
+            return before[-1]
+        return head
 
     def derived_name(self, slot: Slot, spans: list[Span]) -> Link | None:
         """The term a participle before a name stands for: "disaggregated inference" is

@@ -66,6 +66,10 @@ def test_definition_en_marks_chinese_sources_and_gives_english_labels(
         ("光电路交换机是干什么用的？", "optical-circuit-switch"),
         ("kv cache", "kv-cache"),  # a bare name
         ("讲讲投机解码", "speculative-decoding"),  # a verb before a name is no product name
+        ("What is the vLLM engine?", "vllm"),  # vLLM is an engine (推理引擎): not the Engine file
+        ("What is the FlashAttention kernel?", "flashattention"),
+        ("What is the TensorRT engine?", "engine"),  # TensorRT is a runtime: its engine is the file
+        ("What is the MXFP4 format?", "mxfp4"),  # a name with its kind and nothing narrowing it
     ],
 )
 def test_definition_links_the_subject(
@@ -75,6 +79,25 @@ def test_definition_links_the_subject(
     assert_grounded(a, glossary)
     assert a.citations[0].term_id == term
     assert a.terms[0] == term
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What's DeepSeek's GEMM library that does well on FP8?", "deepgemm"),  # a relative clause
+        ("What is DeepSeek's GEMM library?", "deepgemm"),  # an owner
+        ("What's NVIDIA's GEMM library?", "cublas"),
+    ],
+)
+def test_a_name_before_a_class_noun_it_is_not_asks_for_another_term(
+    glossary: Glossary, real_engine: SearchEngine, question: str, term: str
+) -> None:
+    # GEMM is an operation, not a library: the question asks for the library
+    a = ask(glossary, real_engine, question)
+    assert_grounded(a, glossary)
+    assert a.intent == "which"
+    assert a.citations[0].term_id == term
 
 
 def test_definition_with_a_second_term_quotes_the_edge_between_them(

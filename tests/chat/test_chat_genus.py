@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kg.chat.bot import answer
-from kg.chat.genus import genus_names, kinds_of
+from kg.chat.genus import called_a, genus_names, kinds_of
 from kg.chat.model import ConversationState
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -76,3 +76,20 @@ def test_which_cpus_are_in_the_glossary_is_a_listing(glossary: Glossary, engine:
     a = answer(glossary, engine, "Which CPUs are in the glossary?", context=ConversationState())
     assert a.intent == "listing" and a.citations[0].term_id == "central-processing-unit"
     assert sorted(a.listed) == ["grace-cpu", "vera-cpu"]  # in the order a search ranks them
+
+
+@pytest.mark.parametrize(
+    ("term", "word", "expected"),
+    [
+        ("vllm", "engine", True),  # "…开源的 LLM 推理引擎"
+        ("flashattention", "kernel", True),
+        ("nvlink", "interconnect", True),
+        ("general-matrix-matrix-multiplication", "library", False),  # 通用矩阵乘法 is an operation
+        ("tensorrt", "engine", False),  # "…推理优化的运行时": its engine is the compiled file
+        ("kv-cache", "library", False),
+    ],
+)
+def test_called_a_reads_the_terms_own_names_and_first_sentences(
+    glossary: Glossary, term: str, word: str, expected: bool
+) -> None:
+    assert called_a(glossary, term, word) is expected

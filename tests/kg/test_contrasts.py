@@ -8,6 +8,7 @@ from kg.contrasts import (
     Contrast,
     adjacent_contrasts,
     adjacent_opposites,
+    crossed_name_pairs,
     figure_contrasts,
     marker_contrasts,
     parallel_contrasts,
@@ -184,6 +185,22 @@ def test_same_name_pairs_ignore_spacing_plurals_and_label_qualifiers_only() -> N
     pairs = {(c.a, c.b) for c in same_name_pairs(terms)}
     assert pairs == {("tensor-core", "tensorcore-tpu"), ("transformer", "transformers")}
     assert all(isinstance(c, Contrast) and c.kind == "same-name" for c in same_name_pairs(terms))
+
+
+def test_names_contained_crosswise_across_languages_are_same_name_pairs() -> None:
+    # "engine" inside "inference engine" but 推理引擎 inside 推理引擎产物: one word, two things;
+    # a kind inside its species in both languages (cache / KV cache) is no such pair
+    terms = [
+        _term("engine", "Engine", "推理引擎产物"),
+        _term("inference-engine", "inference engine", "推理引擎"),
+        _term("cache", "Cache", "缓存"),
+        _term("kv-cache", "KV cache", "KV 缓存"),
+        _term("batch", "Batch", "批次"),
+        _term("batching", "continuous batching", "连续批处理"),
+    ]
+    assert [(a.id, b.id) for a, b in crossed_name_pairs(terms)] == [("engine", "inference-engine")]
+    pairs = {(c.a, c.b, c.kind) for c in same_name_pairs(terms)}
+    assert pairs == {("engine", "inference-engine", "same-name")}
 
 
 def test_scorer_counts_found_missed_unresolved_and_false_edges() -> None:

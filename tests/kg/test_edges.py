@@ -76,6 +76,7 @@ def test_confusable_member_without_entry_gets_its_paragraph_definition(glossary:
         ("roofline", "Roofline model", "same-name"),
         ("Transformer", "Transformers", "same-name"),
         ("智能基准", "性能基准", "same-name"),
+        ("Engine", "inference engine", "same-name"),  # engine ⊂ inference engine, 推理引擎 ⊂ 推理引擎产物
         # general cues (kg.contrasts): generations on one line, "Y 是更…", "X 之后的未来…"
         ("Hopper", "Blackwell", "paired-definition"),
         ("Matmul", "GEMM", "comparative"),
