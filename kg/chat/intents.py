@@ -52,7 +52,7 @@ class Parsed:
     question: str
     folded: str
     intent: str  # one of kg.chat.model.INTENTS, or "unknown" when no frame matched
-    facet: str | None = None  # names | names_en | names_zh | measure
+    facet: str | None = None  # names | names_en | names_zh | measure | namesake
     slots: list[Slot] = field(default_factory=list)
     pronouns: list[Pronoun] = field(default_factory=list)
     matched: bool = False  # a question frame matched (False: bare text, chit-chat)
@@ -506,6 +506,14 @@ _f(
     "comparison",
     None,
     r"^(?:is|are) (?P<a>.+?) (?:the same(?: things?)? as|different from|equivalent to|identical to) (?P<b>.+)$",
+)
+# "Is that the same Triton NVIDIA uses for serving models?": a pronoun set beside a description
+# of a namesake ("the same X as" is the frame above)
+_f(
+    "comparison",
+    "namesake",
+    r"^(?:is|are) (?P<a>it|that|this|they|these|those) (?:really |actually |just )?the same "
+    r"(?!(?:as|thing|things|one|ones|concept|idea)\b)(?P<b>[a-z0-9].+)$",
 )
 # "Are ASR and VAD the same thing?", "Are TTFT and TTFB different?"
 _f(

@@ -172,7 +172,9 @@ class ConversationState:
             self.named = list(answer.listed)
         if not used_context or not self.topic:
             self.topic = focus
-        elif picked or (len(focus) == 1 and len(self.topic) >= 2 and focus[0] in self.topic):
+        elif picked or (
+            len(self.topic) >= 2 and focus[0] in self.topic and not set(self.topic) <= set(focus)
+        ):
             # "Which one handles the gather work?", "第三个是哪家出的？": the turn picked one of the
             # terms under discussion; the next "it" is that one
             self.topic = focus[:1]

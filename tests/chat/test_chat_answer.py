@@ -100,6 +100,24 @@ def test_a_name_before_a_class_noun_it_is_not_asks_for_another_term(
     assert a.citations[0].term_id == term
 
 
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["Is OpenAI Triton the same as NVIDIA Triton?"],  # both sides link to Triton by name
+        ["What is OpenAI Triton?", "Is that the same Triton NVIDIA uses for serving models?"],
+    ],
+)
+def test_a_side_describing_a_namesake_is_the_namesake(
+    glossary: Glossary, engine: SearchEngine, turns: list[str]
+) -> None:
+    # the two Tritons hold a same-name contrast; "NVIDIA" is in Triton Inference Server's text only
+    answers, _ = converse(glossary, engine, *turns)
+    a = answers[-1]
+    assert_grounded(a, glossary)
+    assert a.intent == "comparison"
+    assert a.focus[:2] == ["triton", "triton-inference-server"], a.focus
+
+
 def test_definition_with_a_second_term_quotes_the_edge_between_them(
     glossary: Glossary, engine: SearchEngine
 ) -> None:

@@ -97,6 +97,12 @@ from kg.chat.intents import find_pronouns, is_demonstrative, parse
             "which",
             ["nvidia template library gives you gemm building blocks"],
         ),
+        # a pronoun beside a namesake's description ("the same X as" has its own frame)
+        (
+            "Is that the same Triton NVIDIA uses for serving models?",
+            "comparison",
+            ["that", "triton nvidia uses for serving models"],
+        ),
     ],
 )
 def test_intents_and_slots(question: str, intent: str, slots: list[str]) -> None:
@@ -105,6 +111,11 @@ def test_intents_and_slots(question: str, intent: str, slots: list[str]) -> None
     assert [s.text for s in p.slots] == slots
     for s in p.slots:  # offsets index the folded question
         assert p.folded[s.start : s.end] == s.text
+
+
+@pytest.mark.parametrize("question", ["Is it the same thing?", "Is that the same one?", "Are they the same?"])
+def test_the_same_without_a_namesake_is_no_namesake_comparison(question: str) -> None:
+    assert parse(question).facet != "namesake"
 
 
 @pytest.mark.parametrize(

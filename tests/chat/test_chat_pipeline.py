@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -904,6 +905,25 @@ def test_which_one_of_the_pair_becomes_the_topic(glossary: Glossary, engine: Sea
         used_context=True,
     )
     assert state.topic == ["sparsecore"]
+
+
+def test_a_turn_about_one_of_the_pair_narrows_the_topic_to_it() -> None:
+    # "FlashInfer vs FlashAttention" … "What is the second one built on since v2?" (answered
+    # FlashAttention with Triton beside it): the next "that" is FlashAttention, not FlashInfer
+    state = ConversationState(topic=["flashinfer", "flashattention"], pair=["flashinfer", "flashattention"])
+    ans = Answer("What is the second one built on since v2?", "en", "relation", "…", True)
+    state.record(
+        replace(ans, terms=["flashattention", "triton"], focus=["flashattention", "triton"]),
+        used_context=True,
+    )
+    assert state.topic == ["flashattention"]
+    # a turn about both keeps both
+    state = ConversationState(topic=["flashinfer", "flashattention"])
+    state.record(
+        replace(ans, terms=["flashinfer", "flashattention"], focus=["flashattention", "flashinfer"]),
+        used_context=True,
+    )
+    assert state.topic == ["flashinfer", "flashattention"]
 
 
 def test_a_pick_from_the_listed_terms_becomes_the_topic() -> None:

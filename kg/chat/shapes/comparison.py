@@ -79,6 +79,7 @@ def comparison(ctx: Ctx) -> Answer:
         c.definitions(g.terms[found.term_id], max_defs=1)
         follow = [c.follow("define", s) for s in suggestions[:2]]
         return finish(ctx, c, "comparison", follow)
+    a, b = _namesakes(ctx, a, b)
     a, b = question_order(ctx, a, b)
     ctx.linked_by = a.method if a.method != "context" else b.method
     # "vLLM、SGLang 和 TGI 这三个有啥区别": every listed term is a side (up to four)
@@ -161,3 +162,74 @@ def _counterparts(ctx: Ctx, term_id: str, missing: str, limit: int = 3) -> list[
         near = [n for n in g.neighbours(term_id, kinds) if n != term_id and n in g.terms and n not in out]
         out += sorted(dict.fromkeys(near), key=lambda n: (ranks.get(n, len(ranks)), n))
     return out[:limit]
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9+.-]*|[\u4e00-\u9fff]+")
+_FILLER = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "by",
+        "with",
+        "that",
+        "this",
+        "it",
+        "is",
+        "are",
+        "one",
+        "same",
+    ]
+)
+
+
+def _namesake(ctx: Ctx, term_id: str, text: str) -> str | None:
+    """The term contrasted with *term_id* that shares a word of its name and that *text*'s other
+    words describe better than *term_id*'s own text: "NVIDIA Triton" beside OpenAI Triton is
+    Triton Inference Server ("NVIDIA 的多后端推理服务框架（不是 OpenAI Triton）")."""
+    g = ctx.glossary
+    term = g.terms.get(term_id)
+    if term is None:
+        return None
+
+    def words(names: list[str]) -> set[str]:
+        return {w for n in names for w in _WORD.findall(fold(n)) if len(w) >= 4}
+
+    own_words = words(term.all_names())
+    partners = [e.target if e.source == term_id else e.source for e in g.confusables(term_id)]
+    namesakes = [x for x in partners if x in g and words(g.terms[x].all_names()) & own_words]
+    asked = {w for w in _WORD.findall(fold(text)) if w not in own_words and w not in _FILLER}
+    if not namesakes or not asked:
+        return None
+
+    def support(tid: str) -> int:
+        x = g.terms[tid]
+        body = fold(" ".join([*x.all_names(), *(d.text for d in x.definitions)]))
+        return sum(w in body for w in asked)
+
+    best = max(namesakes, key=support)
+    return best if support(best) > support(term_id) else None
+
+
+def _namesakes(ctx: Ctx, a: Link, b: Link) -> tuple[Link, Link]:
+    """Two sides that name one term, or "Is that the same Triton NVIDIA uses for serving models?":
+    the side whose other words describe a namesake of the term (a same-name contrast) is that
+    namesake, and in the second form the pronoun is the term the name links to."""
+    slots = ctx.parsed.slots
+    if len(slots) < 2:
+        return a, b
+    if ctx.parsed.facet == "namesake":
+        other = _namesake(ctx, b.term_id, slots[1].text)
+        if other is not None:
+            return Link(b.term_id, b.method, b.score, b.start, b.end, b.name), Link(other, "search")
+    if a.term_id == b.term_id and fold(slots[0].text) != fold(slots[1].text):
+        for i, side in ((1, b), (0, a)):
+            other = _namesake(ctx, side.term_id, slots[i].text)
+            if other is not None:
+                return (a, Link(other, "search")) if i == 1 else (Link(other, "search"), b)
+    return a, b
