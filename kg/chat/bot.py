@@ -30,7 +30,7 @@ import re
 import time
 from dataclasses import replace
 
-from kg.chat.choice import compared_choice
+from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.classnoun import names_a_kind_of_thing
 from kg.chat.context import Ctx, detect_lang
@@ -106,7 +106,7 @@ def answer(
     if versus is not None:
         # "vs canary?" after blue-green deployments: the comparison with the term under discussion
         q = normalize(versus, known_words(glossary), linker.vocabulary, glossary)
-    parsed = parse(q.text)
+    parsed = parse(as_which(q.text))
     analysis = linker.analyse(parsed)
     again = _reasked(glossary, linker, context, parsed, analysis)
     if again is not None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["OPPOSITES", "compared_choice"]
+__all__ = ["OPPOSITES", "as_which", "compared_choice"]
 
 #: A property's words and its opposite's, in both languages, as a question asks them ("哪个更快",
 #: "which is faster") and a definition compares them ("比 X 慢", "slower than X").
@@ -88,3 +88,18 @@ def compared_choice(glossary: Glossary, folded: str, listed: Sequence[str]) -> s
                 if _stated(item.text, names, opposite):
                     return other
     return None
+
+
+#: "What's faster, NVLink or PCIe?", "what is better: GPTQ or AWQ?": a comparative, then two
+#: alternatives — the "which" question, asked with "what".
+_WHAT_CHOICE = re.compile(
+    r"^(\s*)what(?:'s|\s+is)(?=\s+(?:better|worse|best|more\s+\w+|less\s+\w+|faster|slower|higher|lower|larger|"
+    r"bigger|smaller|stronger|weaker|cheaper|newer|older|quicker|easier|simpler|lighter|heavier|wider|longer|"
+    r"shorter|closer|greater|denser)\b[^?？]*?[,:]\s*\S[^?？]*\bor\b)",
+    re.IGNORECASE,
+)
+
+
+def as_which(text: str) -> str:
+    """*text* with a "what" that asks to choose between two alternatives written as "which"."""
+    return _WHAT_CHOICE.sub(lambda m: f"{m.group(1)}Which is", text, count=1)

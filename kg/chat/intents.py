@@ -373,6 +373,34 @@ _f(
     "names_zh",
     r"^what(?:'s| is) (?P<x>.+?)(?:'s)? (?:chinese|mandarin) (?:name|term|word|label)$",
 )
+# "What does the glossary say about PyTorch?", "术语表里怎么说 KV cache？": the subject, asked of the sources
+_GLOSSARY_WORDS = (
+    r"(?:the |your |this |these )?(?:glossary|glossaries|sources?|docs|documentation|references?)"
+)
+_f(
+    "definition",
+    None,
+    rf"^what (?:does|do) {_GLOSSARY_WORDS} (?:say|have|tell(?: me| us)?|write|mention|contain) "
+    r"(?:about|on|of|regarding|concerning) (?P<x>.+)$",
+)
+_f(
+    "definition",
+    None,
+    r"^(?:what (?:can|could) you tell (?:me|us) about|(?:is there )?anything (?:in "
+    rf"{_GLOSSARY_WORDS} )?(?:about|on) |(?:do|does) {_GLOSSARY_WORDS} (?:say|have) anything (?:about|on) )"
+    r"\s*(?P<x>.+)$",
+)
+_f(
+    "definition",
+    None,
+    r"^(?:词表|术语表|词汇表|术语库|资料|来源|文档)(?:里|中|上)?(?:面)?(?:对|关于)?(?P<x>.+?)(?:是)?"
+    r"(?:怎么|如何)(?:说|讲|写|描述|介绍|定义)的?$",
+)
+_f(
+    "definition",
+    None,
+    r"^(?:词表|术语表|词汇表|术语库|资料|来源|文档)(?:里|中|上)?(?:面)?(?:怎么|如何)(?:说|讲|写|描述)(?P<x>.+)$",
+)
 _f("definition", "names_en", r"^what(?:'s| is) (?P<x>.+?)(?:'s)? english (?:name|term|word|label)$")
 _f(
     "definition",

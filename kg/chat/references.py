@@ -81,7 +81,8 @@ def resolve_reference(ctx: Ctx) -> None:
         ctx.pronoun = None
         return
     if p.ref == "both":
-        named = list(dict.fromkeys(s.term_id for s in spans))
+        # "which is better for latency, TP or PP?": the alternatives offered, not the criterion
+        named = choice_terms(ctx.parsed.folded, spans) or list(dict.fromkeys(s.term_id for s in spans))
         if len(named) >= 2:
             # "AllGather 和 All-to-All 这两个有啥区别", "compute-bound vs memory-bound: how do I tell them apart"
             ctx.referents = named[:_CHOICE_MAX]

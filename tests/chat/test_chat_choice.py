@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kg.chat.choice import compared_choice
+from kg.chat.bot import answer
+from kg.chat.choice import as_which, compared_choice
+from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.textnorm import fold
 
@@ -37,3 +39,21 @@ def test_the_chat_answers_with_the_faster_one(glossary: Glossary, engine) -> Non
 
     a = answer(glossary, engine, "NVLink 跟 PCIe 哪个快？")
     assert a.citations and a.citations[0].term_id == "nvlink"
+
+
+@pytest.mark.parametrize(
+    ("question", "reworded"),
+    [
+        ("What's faster, NVLink or PCIe?", "Which is faster, NVLink or PCIe?"),
+        ("what is better: GPTQ or AWQ?", "Which is better: GPTQ or AWQ?"),
+        ("What is TTFT?", "What is TTFT?"),  # no comparative, no alternatives
+        ("What's Docker, a container or a VM?", "What's Docker, a container or a VM?"),  # no comparative
+    ],
+)
+def test_a_what_that_asks_to_choose_is_a_which(question: str, reworded: str) -> None:
+    assert as_which(question) == reworded
+
+
+def test_what_is_faster_is_answered_as_which_is_faster(glossary: Glossary, engine: SearchEngine) -> None:
+    a = answer(glossary, engine, "What's faster, NVLink or PCIe?")
+    assert a.intent == "which" and a.citations[0].term_id == "nvlink", a.terms

@@ -97,6 +97,11 @@ from kg.chat.intents import find_pronouns, is_demonstrative, parse
             "which",
             ["nvidia template library gives you gemm building blocks"],
         ),
+        # the subject asked of the glossary itself
+        ("What does the glossary say about KV cache?", "definition", ["kv cache"]),
+        ("Anything in the glossary about NCCL?", "definition", ["nccl"]),
+        ("术语表里 KV cache 是怎么定义的", "definition", ["kv cache"]),
+        ("词表里怎么说 PyTorch？", "definition", ["pytorch"]),
         # a pronoun beside a namesake's description ("the same X as" has its own frame)
         (
             "Is that the same Triton NVIDIA uses for serving models?",

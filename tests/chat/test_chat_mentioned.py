@@ -17,6 +17,9 @@ from tests.chat.chat_helpers import assert_grounded
         ("PyTorch 是什么？", "zh", "definition"),
         ("pytorch", "en", "definition"),
         ("和 PyTorch 相关的概念有哪些？", "zh", "relation"),
+        # asked of the glossary itself
+        ("What does the glossary say about PyTorch?", "en", "definition"),
+        ("词表里怎么说 PyTorch？", "zh", "definition"),
     ],
 )
 def test_a_mentioned_name_is_said_to_be_undefined_with_its_mentions(

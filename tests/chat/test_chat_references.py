@@ -189,3 +189,10 @@ def test_a_name_before_a_relative_clause_on_the_pronoun_is_what_is_asked(glossar
     answer(glossary, engine, "What is speculative decoding?", context=state)
     a = answer(glossary, engine, "And the draft model it uses?", context=state)
     assert a.citations and a.citations[0].term_id == "draft-model", [c.term_id for c in a.citations]
+
+
+def test_which_of_two_alternatives_leaves_the_criterion_out(glossary: Glossary, engine: SearchEngine) -> None:
+    # "for latency" says what to judge by; the sides are the two alternatives offered
+    a = answer(glossary, engine, "which is better for latency, TP or PP?")
+    assert a.citations[0].term_id in ("tensor-parallelism", "pipeline-parallelism"), a.terms
+    assert "latency" not in a.focus
