@@ -265,16 +265,25 @@ def find_pronouns(folded: str) -> list[Pronoun]:
 
 
 _BARE_EXAMPLES = frozenset(["例子", "实例", "示例", "examples"])
+#: What may stand before a class word in a request that names nothing else: "有哪些代表方法",
+#: "有哪些常见做法", "Name some representative methods".
+_BARE_MODIFIERS = re.compile(
+    r"^(?:(?:一些|几个|几种|代表性?|常见|主要|典型|常用|具体|有代表性)的?\s*|"
+    r"(?:the|some|a few|main|common|typical|representative|key|major|popular|usual|well-known)\s+)*$"
+)
 
 
 def asks_bare_examples(parsed: Parsed) -> bool:
-    """ "举几个例子？", "Any examples?": a request for instances that names nothing, so it can only be
-    about the term under discussion."""
-    return (
-        parsed.intent == "listing"
-        and len(parsed.slots) == 1
-        and parsed.slots[0].text.strip() in _BARE_EXAMPLES
-    )
+    """ "举几个例子？", "Any examples?", "有哪些代表方法？", "Name some representative methods": a request
+    for instances that names nothing but a class word, so it can only be about the term under
+    discussion."""
+    if parsed.intent != "listing" or len(parsed.slots) != 1:
+        return False
+    text = re.split(r"[?？]", parsed.slots[0].text, maxsplit=1)[0].strip()
+    if text in _BARE_EXAMPLES:
+        return True
+    rest = LIST_CLASS_TAIL.sub("", text).strip()
+    return rest != text and bool(_BARE_MODIFIERS.match(rest + (" " if rest and rest.isascii() else "")))
 
 
 def is_demonstrative(p: Pronoun) -> bool:
@@ -714,6 +723,14 @@ _f(
     "listing",
     None,
     r"^what are (?:the )?(?:main |common |some |different |popular )?(?:kinds|types|sorts|forms|variants) of (?P<x>.+)$",
+)
+# "What are the common methods?", "What are some representative techniques?": a bare class word
+# (the term under discussion's kinds, see asks_bare_examples)
+_f(
+    "listing",
+    None,
+    r"^what are (?P<x>(?:the |some |a few )?(?:(?:main|common|typical|representative|usual|key|major|popular)\s+)*"
+    r"(?:methods|techniques|approaches|types|kinds|variants|examples|options|strategies|algorithms|formats))$",
 )
 _f("listing", None, r"^(?:list|name|enumerate)(?: all| the| some| common)? (?P<x>.+)$")
 # "Which PTQ algorithms are commonly used?", "Which latency metrics should I track?": the members

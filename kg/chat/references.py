@@ -102,6 +102,17 @@ def resolve_reference(ctx: Ctx) -> None:
             _a_choice(ctx, p)
             return
         recent = _last_two_answered(state)
+        if (
+            recent is not None
+            and p.text.startswith("which")
+            and (not spans or (p.text == "which one" and len(named) == 1 and named[0] not in recent))
+        ):
+            # "What's NVLink?" … "And InfiniBand?" … "Which one is faster?": a choice between the
+            # two the user asked about in turn ("Which one supports FP4?": FP4 is what it is chosen by)
+            ctx.referents = list(recent)
+            ctx.referent, ctx.used_context = recent[0], True
+            _a_choice(ctx, p)
+            return
         if recent is not None and not spans and ctx.parsed.intent in ("comparison", "relation"):
             # "What's vLLM?" … "And SGLang?" … "这两个有什么区别？": a question about two things
             # reads the two the user asked about in turn, though never named together, in the

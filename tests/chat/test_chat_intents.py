@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg.chat.intents import find_pronouns, is_demonstrative, parse
+from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative, parse
 
 
 @pytest.mark.parametrize(
@@ -619,3 +619,20 @@ def test_either_or_needs_two_named_alternatives_not_a_clause() -> None:
 )
 def test_a_which_question_measured_against_a_term_asks_for_a_third(question: str, intent: str) -> None:
     assert parse(question).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "bare"),
+    [
+        ("有哪些代表方法？", True),
+        ("有哪些常见做法？", True),
+        ("Name some representative methods", True),
+        ("What are the common methods?", True),
+        ("举几个例子？", True),
+        ("有哪些量化方法？", False),  # the class is named
+        ("Name some quantization methods", False),
+        ("有哪些推理引擎？", False),
+    ],
+)
+def test_a_listing_naming_only_a_class_word_is_bare(question: str, bare: bool) -> None:
+    assert asks_bare_examples(parse(question)) is bare

@@ -153,7 +153,8 @@ def test_a_class_phrase_a_joint_line_says_beats_the_name_inside_it(
 
 
 @pytest.mark.parametrize(
-    "question", ["举几个例子？", "能举几个例子吗", "Any examples?", "Give me some examples."]
+    "question",
+    ["举几个例子？", "能举几个例子吗", "Any examples?", "Give me some examples."],
 )
 def test_a_bare_request_for_examples_lists_the_topics_instances(
     glossary: Glossary, engine: SearchEngine, question: str
@@ -167,6 +168,34 @@ def test_a_bare_request_for_examples_lists_the_topics_instances(
     assert a.listed[:2] == ["mxfp4", "nvfp4"]
     assert "属于  这一类" not in a.answer and "kind  in" not in a.answer  # the class is named
     assert last.citations and last.citations[0].term_id == "nvfp4"
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [
+            "投机解码为什么能加速？",
+            "里面负责先猜 token 的那个小模型叫啥？",
+            "接受长度跟投机解码有啥关系？",
+            "有哪些代表性的方法？",
+        ],
+        [
+            "What is speculative decoding?",
+            "What number decides whether it's worth it?",
+            "Name some representative methods",
+        ],
+    ],
+)
+def test_a_bare_request_for_kinds_lists_those_of_what_the_conversation_is_about(
+    glossary: Glossary, engine: SearchEngine, turns: list[str]
+) -> None:
+    # the last turns led with the draft model and acceptance length; the asker kept naming
+    # speculative decoding, whose methods (EAGLE, Medusa …) are asked for
+    answers, _ = converse(glossary, engine, *turns)
+    a = answers[-1]
+    assert a.intent == "listing" and a.grounded
+    assert a.focus == ["speculative-decoding"], a.focus
+    assert {"eagle", "medusa"} & set(a.listed), a.listed
 
 
 def test_a_bare_request_for_examples_with_no_conversation_is_not_answered(

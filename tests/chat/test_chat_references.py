@@ -196,3 +196,22 @@ def test_which_of_two_alternatives_leaves_the_criterion_out(glossary: Glossary, 
     a = answer(glossary, engine, "which is better for latency, TP or PP?")
     assert a.citations[0].term_id in ("tensor-parallelism", "pipeline-parallelism"), a.terms
     assert "latency" not in a.focus
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        # PCIe and InfiniBand's own texts rank them below NVLink
+        (["What's NVLink?", "And InfiniBand?", "Which one is faster?"], "nvlink"),
+        # FP4 is what the choice is made by, not a third candidate
+        (["What is Hopper?", "And Blackwell?", "Which one supports FP4?"], "blackwell"),
+    ],
+)
+def test_which_one_after_two_single_answers_chooses_between_them(
+    glossary: Glossary, engine: SearchEngine, turns: list[str], expected: str
+) -> None:
+    state = ConversationState()
+    for q in turns[:-1]:
+        answer(glossary, engine, q, context=state)
+    a = answer(glossary, engine, turns[-1], context=state)
+    assert a.intent == "which" and a.citations[0].term_id == expected, a.terms

@@ -7,9 +7,9 @@ import re
 from kg.chat.compose import Composer, member_part, quote_key, t
 from kg.chat.context import Ctx
 from kg.chat.genus import kinds_of
-from kg.chat.intents import LIST_CLASS_TAIL, Slot
+from kg.chat.intents import LIST_CLASS_TAIL, Slot, asks_bare_examples
 from kg.chat.linking import joint_line
-from kg.chat.model import Answer
+from kg.chat.model import Answer, ConversationState
 from kg.chat.references import pronoun_in
 from kg.chat.shapes.common import finish, refuse
 from kg.chat.shapes.members import examples_of
@@ -39,6 +39,11 @@ def listing(ctx: Ctx) -> Answer:
         ):
             # the head noun ends the class phrase: "LLM 推理引擎" lists inference engines, not LLMs
             central, ctx.linked_by = max(spans, key=lambda sp: (sp.end, -sp.start)).term_id, "mention"
+    bare = not LIST_CLASS_TAIL.sub("", slot.text).strip() or asks_bare_examples(ctx.parsed)
+    if central is None and bare and ctx.state and ctx.state.topic:
+        # "有哪些常见的例子？" after a question about inference engines, "有哪些代表方法？" after
+        # questions about speculative decoding: kinds of what the conversation is about
+        central, ctx.linked_by, head_text = _conversation_subject(ctx, ctx.state), "context", ""
     named = _named_like(ctx, head_text, central)
     if central is None and named:
         # the hub: the named term related to most of the others ("Model parallelism (overview)"
@@ -56,9 +61,6 @@ def listing(ctx: Ctx) -> Answer:
         )
         ctx.linked_by = "listing"
         named = [n for n in named if n != central]
-    if central is None and not LIST_CLASS_TAIL.sub("", slot.text).strip() and ctx.state and ctx.state.topic:
-        # "有哪些常见的例子？" after a question about inference engines: kinds of the topic
-        central, ctx.linked_by, head_text = ctx.state.topic[0], "context", ""
     if (
         central is None
         and not named
@@ -274,3 +276,26 @@ def _members(ctx: Ctx, central: str, named: list[str], head: str) -> list[str]:
             if m != central and m not in out:
                 out.append(m)
     return out
+
+
+def _conversation_subject(ctx: Ctx, state: ConversationState) -> str:
+    """The term the conversation is about: the terms the asker named (counted twice) and the ones
+    each answer led with, recent turns weighing more (:data:`_RECENCY` per turn back); the topic's
+    first on a tie. "投机解码为什么能加速？" … "那个小模型叫啥？" … "接受长度跟投机解码划不划算有啥
+    关系？" is about speculative decoding, though the last turn's topic starts with acceptance length."""
+    score: dict[str, float] = {}
+    turns = [turn for turn in state.turns if turn.grounded]
+    for age, turn in enumerate(reversed(turns)):
+        weight = _RECENCY**age
+        named = {sp.term_id for sp in ctx.linker.engine.matcher.find_mentions(turn.question)}
+        for tid in named:
+            score[tid] = score.get(tid, 0.0) + 2 * weight
+        if turn.terms:
+            score[turn.terms[0]] = score.get(turn.terms[0], 0.0) + weight
+    topic = state.topic[0]
+    best = max(score, key=lambda tid: (score[tid], tid == topic), default=topic)
+    return best if best in ctx.glossary and score[best] > score.get(topic, 0.0) else topic
+
+
+#: How much less a turn counts than the one after it when finding what a conversation is about.
+_RECENCY = 0.7
