@@ -62,6 +62,8 @@ class Ctx:
     full: Glossary | None = None
     # the question is the previous one asked again about a new term ("那 TPOT 呢？")
     reasked: bool = False
+    # the question left out its subject, the term under discussion ("部署时一般用哪种并行？")
+    dropped_subject: bool = False
 
     @property
     def in_domain(self) -> bool:
@@ -77,6 +79,10 @@ class Ctx:
         "SGLang 里它对应的实现叫什么" → "SGLang 里前缀缓存对应的实现叫什么", so that a search
         for what else the question asks about knows what "它" is.
         """
+        if self.dropped_subject and substitute and self.referent and not self.analysis.pronouns:
+            # "部署时一般用哪种并行？" after MoE: searched as "MoE 部署时一般用哪种并行？"
+            term = self.glossary.terms[self.referent]
+            return f"{fold(term.labels.get(self.lang) or term.label('en'))} {self.parsed.folded}".strip()
         if not self.analysis.pronouns or (substitute and not self.referent):
             # nothing to replace (no pronoun, or one with no referent: "how much electricity it
             # takes"): the whole question, frame words too, is what the search ranks best — the

@@ -56,6 +56,11 @@ def resolve_reference(ctx: Ctx) -> None:
         return
     pronouns = ctx.analysis.pronouns
     if not pronouns:
+        if _dropped_subject(ctx):
+            # "什么是 MoE？" … "部署时一般用哪种并行？": Chinese drops a subject the conversation
+            # holds; the question asks for the term linked to it
+            ctx.referent, ctx.used_context = ctx.state.topic[0], True  # type: ignore[union-attr]
+            ctx.dropped_subject = True
         return
     p = pronouns[0]
     ctx.pronoun = p
@@ -282,6 +287,28 @@ _SITUATION_AFTER = re.compile(
     r"\s*(?:情况|问题|现象|来回|往返|开销|场景|过程|毛病|状况|局面|卡顿|浪费|"
     r"(?:problem|issue|situation|overhead|round[- ]trip|behaviou?r|slowdown|bottleneck)s?\b)"
 )
+
+
+#: A Chinese which-question that opens with a setting or a verb, not a subject: "部署时一般用哪种
+#: 并行？", "推理时靠哪个库？", "一般跟哪个引擎搭配？".
+_NO_SUBJECT_ZH = re.compile(
+    r"^(?:那|那么)?(?:部署|训练|推理|上线|运行|使用|用|serving|落地)?(?:时|的时候|中|里)?\s*(?:一般|通常|主要|常|多半|都)?(?:用|上|靠|跟|和|配|搭配|需要|选|采用)"
+)
+
+
+def _dropped_subject(ctx: Ctx) -> bool:
+    """A Chinese which-question in a conversation with no pronoun, no name before its question
+    word and no subject: it is about the term under discussion."""
+    state = ctx.state
+    if state is None or not state.topic or ctx.parsed.intent not in ("which", "relation"):
+        return False
+    f = ctx.parsed.folded
+    m = _NO_SUBJECT_ZH.match(f)
+    q = re.search(r"哪|什么|啥", f)
+    if m is None or q is None or not has_cjk(f):
+        return False
+    # a name inside the setting ("部署时") is no subject; one before the question word is
+    return not any(m.end() <= s.start < q.start() for s in ctx.analysis.spans)
 
 
 def _a_choice(ctx: Ctx, p: Pronoun) -> None:

@@ -215,3 +215,17 @@ def test_which_one_after_two_single_answers_chooses_between_them(
         answer(glossary, engine, q, context=state)
     a = answer(glossary, engine, turns[-1], context=state)
     assert a.intent == "which" and a.citations[0].term_id == expected, a.terms
+
+
+@pytest.mark.slow
+def test_a_chinese_question_without_a_subject_is_about_the_term_under_discussion(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "部署时一般用哪种并行？" after MoE: Chinese leaves out the subject the conversation holds
+    state = ConversationState()
+    answer(glossary, real_engine, "什么是 MoE？", context=state)
+    a = answer(glossary, real_engine, "部署时一般用哪种并行？", context=state)
+    assert a.citations[0].term_id == "expert-parallelism", a.terms
+    # asked cold, the same words have no such subject
+    cold = answer(glossary, real_engine, "部署时一般用哪种并行？", context=ConversationState())
+    assert cold.decision["reason"] != "context"
