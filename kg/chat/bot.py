@@ -201,7 +201,11 @@ def answer(
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
     users = _members_asked(ctx, question) if action == "answer" and subject is None else None
-    other_side = _counterpart(ctx, full) if action == "answer" and subject is None and users is None else None
+    other_side = (
+        _counterpart(ctx, full)
+        if action == "answer" and subject is None and users is None and instance is None
+        else None
+    )
     if other_side is not None:
         result = counterpart_answer(ctx, full, other_side)
     elif subject is not None:

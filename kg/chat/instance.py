@@ -30,9 +30,12 @@ _INTENTS = frozenset(["which", "relation", "definition", "unknown"])
 
 def own_instance(ctx: Ctx) -> str | None:
     """The term the referent's own text gives for the kind its pronoun owns, or the one a named
-    owner's text gives for the kind the pronoun points at; None when neither text says."""
+    owner's text gives for the kind the pronoun points at (or the question names after "X's
+    counterpart for"); None when neither text says."""
     p, ref, g = ctx.pronoun, ctx.referent, ctx.glossary
-    if p is None or p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
+    if p is None:
+        return _named_owners_version(ctx)
+    if p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
         return None
     f = ctx.parsed.folded
     if ctx.parsed.intent not in _INTENTS or not _ASKS_NAME.search(f):
@@ -51,6 +54,38 @@ def own_instance(ctx: Ctx) -> str | None:
     if len(others) == 1 and others[0] in g and _COUNTERPART.search(f):
         # "SGLang 里它对应的实现叫什么？" after prefix caching: the owner is named, the kind is "it"
         return _beside(ctx, owner=others[0], kind=ref)
+    return None
+
+
+#: "SGLang's counterpart for prefix reuse" (the possessive already normalised away): after the
+#: owner's name, the word for its own version of a kind, then the kind.
+_OWNERS_VERSION = re.compile(
+    r"\s+(?:own\s+)?(?:counterpart|version|implementation|equivalent|flavou?r)\s+(?:for|of|to)\s+"
+    r"(?P<kind>[^?.!]+?)\s*[?.!]*$"
+)
+
+
+def _named_owners_version(ctx: Ctx) -> str | None:
+    """ "What's SGLang's counterpart for prefix reuse?": the term SGLang's own text writes before
+    the kind (RadixAttention, "RadixAttention 前缀缓存"); the kind is the name the question gives
+    after "for", or the search's best term for those words."""
+    if ctx.parsed.intent not in _INTENTS:
+        return None
+    g, f = ctx.glossary, ctx.parsed.folded
+    for owner in ctx.analysis.spans:
+        m = _OWNERS_VERSION.match(f, owner.end)
+        if m is None or owner.term_id not in g:
+            continue
+        named = [
+            s.term_id for s in ctx.analysis.spans if s.start >= m.start("kind") and s.term_id != owner.term_id
+        ]
+        if named:
+            kind = named[0]
+        else:
+            hits = [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:1]]
+            kind = hits[0] if hits else None
+        if kind is not None and kind in g and kind != owner.term_id:
+            return _beside(ctx, owner=owner.term_id, kind=kind)
     return None
 
 

@@ -157,6 +157,20 @@ def test_the_owner_named_and_the_kind_pointed_at_give_the_owners_instance(
     assert a.citations and a.citations[0].term_id == "radixattention"
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["What's SGLang's counterpart for prefix caching?", "What's SGLang's own version of prefix caching?"],
+)
+def test_a_named_owners_version_of_a_named_kind_is_the_instance_its_text_names(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # no pronoun: both the owner (SGLang) and the kind (prefix caching) are named, opening a
+    # conversation; SGLang's text writes RadixAttention before 前缀缓存
+    a = answer(glossary, engine, question)
+    assert a.intent == "which"
+    assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
+
+
 def test_a_part_the_pronoun_owns_is_what_is_asked_about(glossary: Glossary, engine: SearchEngine) -> None:
     # "它里面的草稿模型": the draft model of speculative decoding, defined first (not left out as a
     # name the question merely gives)
