@@ -79,11 +79,8 @@ def _named_owners_version(ctx: Ctx) -> str | None:
         named = [
             s.term_id for s in ctx.analysis.spans if s.start >= m.start("kind") and s.term_id != owner.term_id
         ]
-        if named:
-            kind = named[0]
-        else:
-            hits = [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:1]]
-            kind = hits[0] if hits else None
+        hits = named or [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:1]]
+        kind = hits[0] if hits else None
         if kind is not None and kind in g and kind != owner.term_id:
             return _beside(ctx, owner=owner.term_id, kind=kind)
     return None
