@@ -163,6 +163,7 @@ def answer(
         listed=listed,
         conversation_terms=_conversation_terms(glossary, context),
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
+        stated_of=lambda t: definition_mentions(glossary).get(t, frozenset()),
     )
     picked = (
         compared_choice(glossary, parsed.folded, listed)

@@ -141,8 +141,12 @@ def _candidate(
     near_of: Callable[[str], set[str]] | None = None,
     listed: list[str] | None = None,
     stated: frozenset[str] | None = None,
+    stated_of: Callable[[str], frozenset[str]] | None = None,
 ) -> str | None:
     listed = listed or []
+    driver = _stated_driver(parsed, retrieval, near_of, stated_of) if not referent else None
+    if driver is not None:
+        return driver
     exclude: list[str] = []
     if parsed.intent == "which" and len(listed) >= 2 and not referent:
         # "TP 和 PP 里，哪一个对卡间通信要求更高？": a choice among the terms the question lists,
@@ -187,6 +191,34 @@ def _candidate(
                 return near[0]
     best = retrieval.best(exclude) or retrieval.best()
     return best.term_id if best is not None else None
+
+
+#: "What determines TTFT?", "What limits decode speed?", "TTFT 由什么决定？", "decode 速度受什么限制？":
+#: what drives one named term.
+_DRIVES = re.compile(
+    r"^what (?:mainly |mostly |usually |actually )?(?:determines|decides|drives|limits|bounds|governs|dominates|"
+    r"sets|caps|bottlenecks)\b|(?:由|受|取决于)(?:什么|啥|哪些|哪个)(?:因素|东西)?(?:决定|限制|影响|主导|制约)?"
+)
+
+
+def _stated_driver(
+    parsed: Parsed,
+    retrieval: Retrieval,
+    near_of: Callable[[str], set[str]] | None,
+    stated_of: Callable[[str], frozenset[str]] | None,
+) -> str | None:
+    """ "What determines TTFT?": among the few best-ranked terms linked to the one term the question
+    names, one that term's own definitions name (TTFT "对应 prefill 阶段" → Prefill); None when the
+    question is no such question or its definitions name none of them."""
+    if parsed.intent != "which" or near_of is None or stated_of is None or not _DRIVES.search(parsed.folded):
+        return None
+    named = list(dict.fromkeys(retrieval.named))
+    if len(named) != 1:
+        return None
+    subject = named[0]
+    linked, told = near_of(subject), stated_of(subject)
+    ranking = [h.term_id for h in retrieval.hits if h.term_id != subject and h.term_id in linked]
+    return next((t for t in ranking if t in told), None)
 
 
 def _continues_bare(parsed: Parsed, analysis: Analysis) -> bool:
@@ -587,6 +619,7 @@ def decide(
     stated: frozenset[str] | None = None,
     conversation_terms: set[str] | None = None,
     named_referent: bool = False,
+    stated_of: Callable[[str], frozenset[str]] | None = None,
 ) -> Decision:
     """Apply the rules of the module docstring to one question.
 
@@ -604,7 +637,7 @@ def decide(
     if unresolved_pronoun:
         return Decision("clarify", True, "clarify")
     candidate = _candidate(
-        parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed, stated
+        parsed, analysis, retrieval, referent, neighbours or set(), plain, near_of, listed, stated, stated_of
     )
     feats = question_features(engine, parsed, analysis, retrieval)
     ok, p = model.in_domain(feats, question_vector(engine, retrieval), retrieval.named, text=body)

@@ -664,3 +664,14 @@ def test_a_figure_stated_of_a_joint_pair_answers_with_the_pair(
     assert a.citations[0].term_id == "input-sequence-length", a.terms
     assert "8K/1K 表示长提示词配较短回答" in a.answer
     assert "output-sequence-length" in a.terms
+
+
+@pytest.mark.slow
+def test_what_determines_a_term_is_what_its_own_definition_names(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # TTFT: "对应 prefill 阶段" / "通常包含 prefill" — the search ranks E2E latency (whose formula
+    # names TTFT) above Prefill; TTFT's own text says what it depends on
+    a = ask(glossary, real_engine, "What determines TTFT?")
+    assert_grounded(a, glossary)
+    assert a.intent == "which" and a.citations[0].term_id == "prefill", a.terms
