@@ -37,7 +37,8 @@ A family of small rules keyed on linguistic cues, not on particular sentences; e
   对称 / 非对称量化, 双 / 三缓冲), and neighbouring entries of one kind described by opposite traits (CPU
   "顺序…通用处理器" / GPU "高度并行的处理器");
 - ``same-name``: two nodes whose names differ only by spacing, a plural, a qualifier or a
-  generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model").
+  generic head ("TensorCore" and "Tensor Core", "roofline" and "Roofline model"), or contain each
+  other crosswise across the languages ("Engine" / 推理引擎产物 and "inference engine" / 推理引擎).
 
 The contrasted phrase of a marker names the other side; only the last term named in each
 item of the phrase counts (an English name in the plural counts too: "than Tensor Cores") (the head of a Chinese noun phrase comes last: "明显低于节点内
