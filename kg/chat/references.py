@@ -230,9 +230,16 @@ def _class_determined(ctx: Ctx) -> bool:
     state = ctx.state
     if state is None or not state.topic or ctx.analysis.pronouns:
         return False
-    topic = state.topic[0]
-    if topic not in ctx.glossary:
-        return False
+    # the term a "which" follow-up answered with comes first: "哪个引擎最早用它？" → vLLM, then
+    # "这个引擎还有什么特点？" is about vLLM, not PagedAttention
+    for term in dict.fromkeys([*([state.answered] if state.answered else []), state.topic[0]]):
+        if term in ctx.glossary and _class_of(ctx, term):
+            return True
+    return False
+
+
+def _class_of(ctx: Ctx, topic: str) -> bool:
+    """:func:`_class_determined` for one term under discussion."""
     classes = genus_names(ctx.glossary, topic)
     if not classes:
         return False
@@ -350,13 +357,32 @@ def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:
         names = [text] if text else ([n.lower() for n in term.all_names()] if term is not None else [])
         return any(n.endswith(k) for n in names for k in keys)
 
+    def of_kind(term_id: str) -> bool:
+        # "这个引擎" after vLLM: the name of the class its definition says it is (推理引擎) ends in
+        # the noun (kg/chat/genus.py)
+        return term_id in ctx.glossary and any(agrees(c) for c in genus_names(ctx.glossary, term_id))
+
     before = [s for s in ctx.analysis.spans if s.end <= p.start and agrees(s.term_id, s.text)]
     if before:
         return before[-1].term_id, False
     state = ctx.state
     if state is None:
         return None
-    for t in [*state.topic[:1], *state.last_terms[:5]]:
+    if state.topic and agrees(state.topic[0]):
+        return state.topic[0], True
+    # a term of that kind by its own definition: the term a "which" follow-up answered with first
+    # ("哪个引擎最早用它？" → vLLM), then the topic — before a name of the last answer that only
+    # ends in the noun (推理引擎, quoted beside vLLM)
+    for t in dict.fromkeys([*([state.answered] if state.answered else []), *state.topic[:1]]):
+        if of_kind(t):
+            # the class word is no term the question asks about ("这个引擎是谁开源的" is not about
+            # inference engines): linking's span for it goes
+            f = ctx.parsed.folded
+            ctx.analysis.spans[:] = [
+                s for s in ctx.analysis.spans if not (s.start >= p.end and not f[p.end : s.start].strip())
+            ]
+            return t, True
+    for t in state.last_terms[:5]:
         if agrees(t):
             return t, True
     return None

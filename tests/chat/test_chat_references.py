@@ -229,3 +229,23 @@ def test_a_chinese_question_without_a_subject_is_about_the_term_under_discussion
     # asked cold, the same words have no such subject
     cold = answer(glossary, real_engine, "部署时一般用哪种并行？", context=ConversationState())
     assert cold.decision["reason"] != "context"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["vLLM 是什么？", "这个引擎是谁开源的？"],  # 推理引擎, quoted beside vLLM, only ends in the noun
+        ["PagedAttention 是什么？", "哪个引擎最早用它？", "这个引擎还有什么特点？"],  # the engine answered
+        ["What is PagedAttention?", "Which engine introduced it?", "Who open-sourced that engine?"],
+    ],
+)
+def test_a_demonstrative_and_a_class_noun_point_at_the_term_of_that_class(
+    glossary: Glossary, real_engine: SearchEngine, turns: list[str]
+) -> None:
+    # vLLM's definition calls it an inference engine (kg/chat/genus.py): "this engine" is vLLM
+    state = ConversationState()
+    for q in turns[:-1]:
+        answer(glossary, real_engine, q, context=state)
+    a = answer(glossary, real_engine, turns[-1], context=state)
+    assert a.citations and a.citations[0].term_id == "vllm", a.terms
