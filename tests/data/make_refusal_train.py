@@ -20,6 +20,13 @@ Sources (dev only — never chat_blind_test.jsonl):
   from the sources by a fourth writer (120 near-domain traps, 60 invented names, 60 out-of-domain
   judgement questions; in-domain: symptoms, units, typos, translated names, comparisons …). The
   fourth and fifth pairs are never trained on: `glossary eval-refusal` measures on them.
+- refusal_ood_train7.jsonl and refusal_indomain_train7.jsonl: a seventh pair, 300 + 300, written
+  blind from the sources by a seventh writer: in-domain questions in everyday frames around one
+  glossary name ("How does quantization affect output quality?", "How do I pick a batch size?",
+  "What determines TTFT?", trade-offs, "when should I use …", plurals and possessives, lowercase
+  and typos, a sentence of situation first); out of domain, the same frames around the glossary's
+  words in other fields (150 near-domain traps: baking batches, Bluetooth latency, oven
+  temperature …), machine learning outside inference (60) and others (90).
 """
 
 from __future__ import annotations
@@ -57,7 +64,7 @@ def examples() -> list[dict]:
                 add(turn["user"], turn["kind"] != "out_of_domain", name)
     for q in _rows(HERE / "retrieval_dev.jsonl"):
         add(q["query"], True, "retrieval_dev.jsonl")
-    for suffix in ("", "2", "3", "6"):
+    for suffix in ("", "2", "3", "6", "7"):
         for q in _rows(HERE / f"refusal_ood_train{suffix}.jsonl"):
             add(q["text"], False, f"refusal_ood_train{suffix}.jsonl")
         for q in _rows(HERE / f"refusal_indomain_train{suffix}.jsonl"):
