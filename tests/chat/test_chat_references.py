@@ -14,6 +14,7 @@ from kg.search.engine import SearchEngine
 from kg.search.labels import Span
 from kg.store import Glossary
 from kg.textnorm import fold
+from tests.chat.chat_helpers import converse
 
 
 def _spans(question: str, names: dict[str, str]) -> tuple[str, list[Span]]:
@@ -210,10 +211,7 @@ def test_which_of_two_alternatives_leaves_the_criterion_out(glossary: Glossary, 
 def test_which_one_after_two_single_answers_chooses_between_them(
     glossary: Glossary, engine: SearchEngine, turns: list[str], expected: str
 ) -> None:
-    state = ConversationState()
-    for q in turns[:-1]:
-        answer(glossary, engine, q, context=state)
-    a = answer(glossary, engine, turns[-1], context=state)
+    a = converse(glossary, engine, *turns)[0][-1]
     assert a.intent == "which" and a.citations[0].term_id == expected, a.terms
 
 
@@ -244,8 +242,5 @@ def test_a_demonstrative_and_a_class_noun_point_at_the_term_of_that_class(
     glossary: Glossary, real_engine: SearchEngine, turns: list[str]
 ) -> None:
     # vLLM's definition calls it an inference engine (kg/chat/genus.py): "this engine" is vLLM
-    state = ConversationState()
-    for q in turns[:-1]:
-        answer(glossary, real_engine, q, context=state)
-    a = answer(glossary, real_engine, turns[-1], context=state)
+    a = converse(glossary, real_engine, *turns)[0][-1]
     assert a.citations and a.citations[0].term_id == "vllm", a.terms
