@@ -56,10 +56,10 @@ def resolve_reference(ctx: Ctx) -> None:
         return
     pronouns = ctx.analysis.pronouns
     if not pronouns:
-        if _dropped_subject(ctx):
+        if ctx.state is not None and ctx.state.topic and _dropped_subject(ctx):
             # "什么是 MoE？" … "部署时一般用哪种并行？": Chinese drops a subject the conversation
             # holds; the question asks for the term linked to it
-            ctx.referent, ctx.used_context = ctx.state.topic[0], True  # type: ignore[union-attr]
+            ctx.referent, ctx.used_context = ctx.state.topic[0], True
             ctx.dropped_subject = True
         return
     p = pronouns[0]
@@ -232,10 +232,12 @@ def _class_determined(ctx: Ctx) -> bool:
         return False
     # the term a "which" follow-up answered with comes first: "哪个引擎最早用它？" → vLLM, then
     # "这个引擎还有什么特点？" is about vLLM, not PagedAttention
-    for term in dict.fromkeys([*([state.answered] if state.answered else []), state.topic[0]]):
-        if term in ctx.glossary and _class_of(ctx, term):
-            return True
-    return False
+    return any(term in ctx.glossary and _class_of(ctx, term) for term in _answered_then_topic(state))
+
+
+def _answered_then_topic(state: ConversationState) -> list[str]:
+    """The term a "which" follow-up answered with (when it is not the topic), then the topic."""
+    return list(dict.fromkeys([*([state.answered] if state.answered else []), *state.topic[:1]]))
 
 
 def _class_of(ctx: Ctx, topic: str) -> bool:
@@ -304,10 +306,9 @@ _NO_SUBJECT_ZH = re.compile(
 
 
 def _dropped_subject(ctx: Ctx) -> bool:
-    """A Chinese which-question in a conversation with no pronoun, no name before its question
-    word and no subject: it is about the term under discussion."""
-    state = ctx.state
-    if state is None or not state.topic or ctx.parsed.intent not in ("which", "relation"):
+    """A Chinese which-question with no pronoun, no name before its question word and no subject
+    (asked inside a conversation, the caller checks): it is about the term under discussion."""
+    if ctx.parsed.intent not in ("which", "relation"):
         return False
     f = ctx.parsed.folded
     m = _NO_SUBJECT_ZH.match(f)
@@ -373,7 +374,7 @@ def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:
     # a term of that kind by its own definition: the term a "which" follow-up answered with first
     # ("哪个引擎最早用它？" → vLLM), then the topic — before a name of the last answer that only
     # ends in the noun (推理引擎, quoted beside vLLM)
-    for t in dict.fromkeys([*([state.answered] if state.answered else []), *state.topic[:1]]):
+    for t in _answered_then_topic(state):
         if of_kind(t):
             # the class word is no term the question asks about ("这个引擎是谁开源的" is not about
             # inference engines): linking's span for it goes
