@@ -675,3 +675,20 @@ def test_what_determines_a_term_is_what_its_own_definition_names(
     a = ask(glossary, real_engine, "What determines TTFT?")
     assert_grounded(a, glossary)
     assert a.intent == "which" and a.citations[0].term_id == "prefill", a.terms
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "refused"),
+    [
+        ("墨水在水里的扩散速度和温度有什么关系？", True),  # 温度 is Temperature's name, the rest chemistry
+        ("How does OmniFabric-X differ from InfiniBand?", True),  # one side made up, p ≈ 0.004
+        ("Temperature 和 logits 有什么关系？", False),
+        ("HBM 和 GDDR7 有什麼差別？", False),  # a real product the glossary lacks, beside a term
+    ],
+)
+def test_an_exact_name_does_not_outvote_a_model_all_but_sure_of_another_field(
+    glossary: Glossary, real_engine: SearchEngine, question: str, refused: bool
+) -> None:
+    a = ask(glossary, real_engine, question)
+    assert (not a.grounded) is refused, (a.decision, a.terms)
