@@ -44,6 +44,7 @@ def evaluated_questions() -> set[str]:
         "chat_blind_dev7.jsonl",
         "chat_blind_dev8.jsonl",
         "chat_blind_dev9.jsonl",
+        "chat_blind_dev10.jsonl",
         "chat_blind_test.jsonl",
         "chat_eval.jsonl",
     ):
