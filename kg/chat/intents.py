@@ -78,6 +78,12 @@ _EN_PRONOUN = re.compile(
     r"saves?|works?|costs?|came|comes|makes?|gets?|can|should|would|will)\b)"
     r"|\b(it|its|itself|they|them|their|both|this|these|those)\b"
 )
+#: "What's it called when you merge ops…?", "What do you call it if…": an "it" that stands for the
+#: clause after it (an expletive), not for a term under discussion.
+_EXPLETIVE_IT = re.compile(
+    r"\b(?:what(?:'s| is| was) it (?:usually |commonly )?called|what do (?:you|they|we|people|folks) call it"
+    r"|is it called|how is it called)(?=\s+(?:when|if|where|that)\b)"
+)
 _IDIOM_BEFORE_THIS = re.compile(r"(?:\bnew to|\bused to|\ball|\bat)\s+$")
 _EN_THAT = re.compile(
     # "that" points back ("How is that different…", "that kind of bottleneck") after a verb or a
@@ -249,6 +255,10 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue  # "And Docker itself?": emphasises the name before it, points nowhere else
         if m.group(0) == "this" and _IDIOM_BEFORE_THIS.search(folded, 0, m.start()):
             continue  # "… like I'm new to this", "all this": the field, not a term
+        if m.group(0) == "it" and any(
+            e.start() <= m.start() < e.end() for e in _EXPLETIVE_IT.finditer(folded)
+        ):
+            continue  # "what's it called when …": the clause after it is what is asked about
         t = m.group(0)
         ref = "former" if t.endswith("former") else "latter" if t.endswith("latter") else "topic"
         if t.startswith("the other"):

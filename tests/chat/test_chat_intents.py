@@ -211,6 +211,9 @@ def test_empty_and_odd_input() -> None:
         ("i think that is fine", []),  # a complement
         ("the engine that uses it", ["it"]),  # a relative clause
         ("explain tensor parallelism like i'm new to this.", []),  # an idiom: the field
+        ("what's it called when you merge ops into one kernel?", []),  # "it" stands for the clause
+        ("what do you call it if a replica starts from zero?", []),
+        ("what is it called?", ["it"]),  # nothing follows: it points back
     ],
 )
 def test_that_and_this_point_back_where_they_stand_for_a_thing(question: str, pronouns: list[str]) -> None:
