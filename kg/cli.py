@@ -616,21 +616,38 @@ def evaluate_cmd(
 
 
 FusionOutOpt = typer.Option(
-    None, "--out", help="Where to write the model (default: kg/search/fusion_model.json)."
+    None,
+    "--out",
+    help="Where to write the model (default: kg/search/fusion_model.json, with --profile chat "
+    "kg/search/fusion_chat_model.json).",
+)
+FusionProfileOpt = typer.Option(
+    "search",
+    "--profile",
+    help="search: the search box's fusion, learned on --data; chat: the chatbot's, learned on --data plus the "
+    "opening how-to and which questions of the dev chat splits (never the test split).",
 )
 
 
 @app.command("train-fusion")
-def train_fusion(artifact: Path = ArtifactOpt, data: Path = DataOpt, out: Path | None = FusionOutOpt) -> None:
+def train_fusion(
+    artifact: Path = ArtifactOpt,
+    data: Path = DataOpt,
+    out: Path | None = FusionOutOpt,
+    profile: str = FusionProfileOpt,
+) -> None:
     """Learn the search fusion on the dev queries (never holdout or test) and write its weights as JSON.
 
     Refuses data holding records of the blind test split (kg.evaluation.dataset.TEST_SPLIT)."""
     from kg.evaluation.dataset import blind_split_overlap, load_queries
-    from kg.evaluation.fusion_train import train
+    from kg.evaluation.fusion_train import chat_queries, train
     from kg.search.engine import SearchEngine
-    from kg.search.fusion import DEFAULT_PATH
+    from kg.search.fusion import PROFILE_PATHS
     from kg.store import Glossary
 
+    if profile not in PROFILE_PATHS:
+        err.print(f"[red]--profile must be one of {', '.join(PROFILE_PATHS)}[/red]")
+        raise typer.Exit(2)
     try:
         queries = load_queries(data)
         copied, same_text = blind_split_overlap(queries)
@@ -648,12 +665,18 @@ def train_fusion(artifact: Path = ArtifactOpt, data: Path = DataOpt, out: Path |
     if same_text:
         listed = ", ".join(f"{q.id} {q.query!r}" for q in same_text)
         err.print(f"note: {len(same_text)} queries have the text of a test-split query too: {listed}")
+    chat_splits = CHAT_DEV_SPLITS if profile == "chat" else ()
+    chat = chat_queries(_named_splits(None, chat_splits)) if chat_splits else []
     g = Glossary.load(artifact)
     engine = SearchEngine.for_artifact(g.artifact_dir or artifact, g.terms.values())
     command = "glossary train-fusion" + ("" if data == DEV_SET else f" --data {data}")
+    command += f" --profile {profile}" if profile != "search" else ""
     with console.status("collecting candidates and fitting…"):
-        model, meta = train(engine, g, queries, data=str(data), command=command)
-    target = out or DEFAULT_PATH
+        model, meta = train(engine, g, [*queries, *chat], data=str(data), command=command)
+    if chat_splits:
+        model.meta["chat_splits"] = [s.split("=", 1)[1] for s in chat_splits]
+        model.meta["chat_queries"] = len(chat)
+    target = out or PROFILE_PATHS[profile]
     model.save(target)
     cv = ", ".join(f"C={c}: {v:.4f}" for c, v in meta["cv_mrr"].items())
     console.print(f"{meta['queries']} queries ({meta['found']} with the gold term among the candidates)")
@@ -772,6 +795,8 @@ DEFAULT_CHAT_SPLITS = (
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )
+#: The dev chat splits (the chat fusion's extra training questions, kg/evaluation/fusion_train.py).
+CHAT_DEV_SPLITS = tuple(s for s in DEFAULT_CHAT_SPLITS if s.startswith("dev"))
 
 
 ServeOpt = typer.Option(

@@ -294,7 +294,7 @@ class Linker:
         key = (text, limit)
         result = self._cache.get(key)
         if result is None:
-            result = self._cache[key] = self.engine.search(text, "hybrid", limit=limit)
+            result = self._cache[key] = self.engine.search(text, "hybrid", limit=limit, profile="chat")
         return result
 
     # --- analysis -------------------------------------------------------------------------

@@ -419,6 +419,8 @@ def needs_clarification(ctx: Ctx) -> bool:
     lattency mean when it's measured …") refers to the question's own subject: no question back."""
     if ctx.pronoun is None or ctx.referent or ctx.referents:
         return False
+    if _points_back_in_message(ctx.parsed.folded, ctx.pronoun.start):
+        return False
     slots = ctx.parsed.slots or ([ctx.parsed.body] if ctx.parsed.body else [])
     if any(pronoun_in(ctx, s) and only_pronoun(ctx, s) for s in slots) or not slots:
         return True
@@ -433,6 +435,18 @@ def needs_clarification(ctx: Ctx) -> bool:
         )
         and _words(ctx.parsed.folded) <= SHORT_QUESTION_WORDS
     )
+
+
+#: A clause boundary: what comes before it in the same message is a statement of its own.
+_CLAUSE_END = re.compile(r"[，,。.;；!！:：]\s*|\s[-—]+\s")
+
+
+def _points_back_in_message(folded: str, start: int) -> bool:
+    """ "有个用户贴了几万字的文档进来，别的用户全卡住了，这个怎么缓解": a pronoun after one or more clauses
+    that describe something, long enough to be what it points at, within the same message."""
+    before = folded[:start]
+    ends = list(_CLAUSE_END.finditer(before))
+    return bool(ends) and _words(before[: ends[-1].start()]) > SHORT_QUESTION_WORDS
 
 
 #: Chinese adverbs that may stand between a demonstrative standing for a term and its verb

@@ -1,6 +1,7 @@
 """Learn the fusion weights of :mod:`kg.search.fusion` on labelled queries (the dev split only).
 
-    glossary train-fusion          # writes kg/search/fusion_model.json
+    glossary train-fusion                  # writes kg/search/fusion_model.json
+    glossary train-fusion --profile chat   # + dev chat first turns: kg/search/fusion_chat_model.json
 
 For every query, the candidates are the union of the stages' top hits
 (:meth:`SearchEngine.candidates`); the gold term must beat every other candidate. A pairwise
@@ -15,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,12 +27,33 @@ from kg.search.engine import SearchEngine
 from kg.search.fusion import FEATURES, FusionModel, candidate_features, stage_tops
 from kg.store import Glossary
 
-__all__ = ["Group", "collect", "cross_validate", "fit", "train"]
+__all__ = ["CHAT_KINDS", "Group", "chat_queries", "collect", "cross_validate", "fit", "train"]
 
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 FOLDS = 5
 NEGATIVES = 30  # the other candidates a gold term is paired with: the hand fusion's best
 EXACT_FIRST = 100.0  # as in SearchEngine._fuse: an exact name ranks first whatever the weights
+
+
+#: Chat turn kinds whose opening questions teach the chat profile: questions that describe what
+#: the asker needs (a symptom, a goal, a role) rather than name it.
+CHAT_KINDS = ("howto", "which")
+
+
+def chat_queries(splits: Sequence[tuple[str, Path]]) -> list[Query]:
+    """The opening turns of the conversations in *splits* (name, file) whose kind is in
+    :data:`CHAT_KINDS`, as labelled queries: the gold is the first cited concept's names, the id
+    ``split:conversation``. Follow-ups are left out: their words point at the conversation."""
+    from kg.chat.evaluate import load_conversations
+
+    out: list[Query] = []
+    for name, path in splits:
+        for conv in load_conversations(path):
+            first = conv.turns[0]
+            if first.kind in CHAT_KINDS and first.cite:
+                kind = f"howto_{conv.lang}"
+                out.append(Query(f"{name}:{conv.id}", first.user, kind, conv.lang, first.cite[0]))
+    return out
 
 
 @dataclass

@@ -39,7 +39,7 @@ from kg.model import Term
 from kg.search.chargrams import CharGramIndex
 from kg.search.crosslingual import DEFAULT_SHIFT, check_offset, language_offset, shift_query
 from kg.search.examples import ExampleIndex
-from kg.search.fusion import FusionModel, QueryInfo, load_default, stage_tops
+from kg.search.fusion import CHAT_PATH, FusionModel, QueryInfo, load_default, stage_tops
 from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
 from kg.search.passages import passages, term_document, term_of
@@ -49,6 +49,8 @@ from kg.textnorm import clean, fold, has_cjk, name_key, space_scripts
 
 Mode = Literal["hybrid", "semantic", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
+#: Whose learned fusion ranks hybrid results: the search box's or the chatbot's.
+PROFILES: tuple[str, ...] = ("search", "chat")
 ENGINE_FORMAT = 2  # 2: the language offset of the dense stage (kg/search/crosslingual.py)
 
 
@@ -231,6 +233,7 @@ class SearchEngine:
         examples: ExampleIndex | None = None,
         chars: CharGramIndex | None = None,
         fusion: FusionModel | Literal["default"] | None = "default",
+        chat_fusion: FusionModel | Literal["default"] | None = "default",
     ) -> None:
         # mentioned-only nodes (kg/mentioned.py) have no text of their own to search: the engine
         # indexes and ranks defined terms only, so a mention never outranks a definition
@@ -247,6 +250,8 @@ class SearchEngine:
         # stages left out of every query (evaluation ablations, kg/evaluation/ablation.py)
         self.disabled: frozenset[str] = frozenset()
         self.fusion = self._usable(load_default() if fusion == "default" else fusion)
+        # the chatbot's ranking (kg/search/fusion.py, CHAT_PATH); the search model without one
+        self.chat_fusion = self._usable(load_default(CHAT_PATH) if chat_fusion == "default" else chat_fusion)
 
     def _usable(self, model: FusionModel | None) -> FusionModel | None:
         """*model* when this engine has what it was learned on (its encoder, its stages), else None:
@@ -439,11 +444,18 @@ class SearchEngine:
         return cls.load(Path(artifact_dir) / "search", terms, encoder_spec, encoder=encoder)
 
     # --- querying ------------------------------------------------------------
-    def search(self, query: str, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchResult:
-        """Ranked terms for *query*; never raises on odd text (empty, emoji, control characters)."""
+    def search(
+        self, query: str, mode: str = "hybrid", limit: int = 10, offset: int = 0, profile: str = "search"
+    ) -> SearchResult:
+        """Ranked terms for *query*; never raises on odd text (empty, emoji, control characters).
+
+        *profile* ``"chat"`` ranks hybrid results with the chatbot's learned fusion (questions in
+        whole sentences), ``"search"`` with the search box's (kg/search/fusion.py)."""
         t0 = time.perf_counter()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}")
         text = clean(query)
         truncated = len(text) > self.MAX_QUERY_CHARS
         if truncated:
@@ -451,7 +463,7 @@ class SearchEngine:
         text = space_scripts(text)  # "报oom" → "报 oom": the encoders read the spaced form
         if not fold(text).strip():
             return SearchResult(query, mode, [], 0, truncated, "empty query: nothing to search for")
-        fused = self._fuse(text, mode)
+        fused = self._fuse(text, mode, profile)
         ranked = sorted(fused.values(), key=lambda h: (-h.score, h.term_id))
         reason = None if ranked else "no term matches the query"
         if mode == "semantic" and self.dense is None:
@@ -481,8 +493,10 @@ class SearchEngine:
         hits, info = self._stages(text, "hybrid", every_stage=True)
         return sorted(hits.values(), key=lambda h: (-h.score, h.term_id)), info
 
-    def _fuse(self, text: str, mode: str) -> dict[str, Hit]:
+    def _fuse(self, text: str, mode: str, profile: str = "search") -> dict[str, Hit]:
         learned = self.fusion if mode == "hybrid" else None
+        if learned is not None and profile == "chat" and self.chat_fusion is not None:
+            learned = self.chat_fusion
         hits, info = self._stages(text, mode, every_stage=learned is not None)
         if learned is not None and hits:
             tops = stage_tops(list(hits.values()))

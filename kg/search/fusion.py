@@ -10,7 +10,15 @@ less than the dense stage, while the same name alone still wins.
 
 The weights are learned on the dev split only by ``glossary train-fusion``
 (:mod:`kg.evaluation.fusion_train`, scikit-learn) and written to :data:`DEFAULT_PATH`, a
-committed file; nothing is trained at serve time. The engine falls back to the hand weights when
+committed file; nothing is trained at serve time.
+
+The chatbot ranks with a second model of the same form, :data:`CHAT_PATH`
+(``glossary train-fusion --profile chat``): learned on the same dev queries plus the first turns
+of the dev chat splits that ask how to do something or which term plays a role. Search-box
+queries are mostly names and short descriptions; chat questions are symptoms and goals in whole
+sentences, where the example questions and the dense stage say more than the words the question
+shares with a definition. Each profile keeps the weights that suit its own traffic
+(:meth:`SearchEngine.search`'s ``profile``). The engine falls back to the hand weights when
 the file is absent, or was learned for another encoder or for stages this artifact lacks.
 """
 
@@ -23,8 +31,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 __all__ = [
+    "CHAT_PATH",
     "DEFAULT_PATH",
     "FEATURES",
+    "PROFILE_PATHS",
     "STAGES",
     "FusionModel",
     "QueryInfo",
@@ -33,6 +43,10 @@ __all__ = [
 ]
 
 DEFAULT_PATH = Path(__file__).with_name("fusion_model.json")
+#: The chatbot's model (``glossary train-fusion --profile chat``).
+CHAT_PATH = Path(__file__).with_name("fusion_chat_model.json")
+#: Where each ranking profile's model lives.
+PROFILE_PATHS: dict[str, Path] = {"search": DEFAULT_PATH, "chat": CHAT_PATH}
 FORMAT = "kg.search.fusion/1"
 
 #: The ranked stages whose ranks the model reads (exact and near-exact names are flags).

