@@ -923,13 +923,15 @@ RefusalSplitOpt = typer.Option(
     "--split",
     help="NAME=FILE of single questions (JSON lines: text, kind, lang), repeatable; a NAME starting "
     "with 'ood' holds out-of-domain questions, any other in-domain ones; default: the train4 pair (a dev set for the "
-    "invented-name rules since stop 35) and the held-out train5 pair.",
+    "invented-name rules since stop 35) and the held-out train5 and train8 pairs.",
 )
 DEFAULT_REFUSAL_SPLITS = (
     "ood-dev4=tests/data/refusal_ood_train4.jsonl",
     "in-domain-dev4=tests/data/refusal_indomain_train4.jsonl",
     "ood-heldout5=tests/data/refusal_ood_train5.jsonl",
     "in-domain-heldout5=tests/data/refusal_indomain_train5.jsonl",
+    "ood-heldout8=tests/data/refusal_ood_train8.jsonl",
+    "in-domain-heldout8=tests/data/refusal_indomain_train8.jsonl",
 )
 
 
@@ -960,7 +962,7 @@ def eval_refusal(
 ContrastSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev7, dev9 and test splits.",
+    help="NAME=FILE of labelled term pairs (JSON lines), repeatable; default: the dev, dev2 … dev7, dev9, dev10 and test splits.",
 )
 DEFAULT_CONTRAST_SPLITS = (
     "dev=tests/data/contrast_pairs.jsonl",
@@ -971,6 +973,7 @@ DEFAULT_CONTRAST_SPLITS = (
     "dev6=tests/data/contrast_pairs_dev6.jsonl",
     "dev7=tests/data/contrast_pairs_dev7.jsonl",
     "dev9=tests/data/contrast_pairs_dev9.jsonl",
+    "dev10=tests/data/contrast_pairs_dev10.jsonl",
     "test=tests/data/contrast_pairs_test.jsonl",
 )
 

@@ -7,6 +7,7 @@
     PYTHONPATH=. python tests/data/make_contrast_split.py dev7   # writes contrast_pairs_dev7.jsonl
     PYTHONPATH=. python tests/data/make_contrast_split.py dev8   # writes contrast_pairs_dev8.jsonl
     PYTHONPATH=. python tests/data/make_contrast_split.py dev9   # writes contrast_pairs_dev9.jsonl
+    PYTHONPATH=. python tests/data/make_contrast_split.py dev10  # writes contrast_pairs_dev10.jsonl
 
 Reads ``blind/contrast_pairs_NAME.jsonl`` (as written, labels untouched) and leaves out
 
@@ -51,7 +52,7 @@ def name_pair(p: LabelledPair) -> frozenset[str]:
 
 #: The contrast dev splits in the order they were written; each new split is deduplicated against
 #: every one before it.
-ORDER = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9")
+ORDER = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10")
 EARLIER = {
     name: tuple("contrast_pairs.jsonl" if e == "dev" else f"contrast_pairs_{e}.jsonl" for e in ORDER[:i])
     for i, name in enumerate(ORDER)
