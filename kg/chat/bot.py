@@ -30,6 +30,7 @@ import re
 import time
 from dataclasses import replace
 
+from kg.chat.alternatives import chosen_alternative
 from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.classnoun import names_a_kind_of_thing
@@ -63,7 +64,7 @@ from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse
-from kg.chat.shapes.howto import counterpart_answer
+from kg.chat.shapes.howto import counterpart_answer, which_answer
 from kg.chat.shapes.members import (
     EXAMPLES,
     asks_for_examples,
@@ -195,7 +196,14 @@ def answer(
         # first: the pronoun owns the kind, it is not the subject the answer is quoted from
         ctx.decision.candidate = instance
         ctx.parsed.intent = "which"
-    if instance is None and _answered_by_referent(ctx):
+    chosen = chosen_alternative(ctx) if ctx.decision.action == "answer" and instance is None else None
+    side = chosen[0] if chosen is not None else None
+    if chosen is not None:
+        # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
+        # subject beside it (what ties them is quoted from it)
+        ctx.decision.candidate, ctx.referent = chosen
+        ctx.parsed.intent = "which"
+    if instance is None and side is None and _answered_by_referent(ctx):
         # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
         # all-reduce 同步), so TP is quoted first, then the term asked for beside it
         ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"
@@ -207,7 +215,9 @@ def answer(
         if action == "answer" and subject is None and users is None and instance is None
         else None
     )
-    if other_side is not None:
+    if side is not None and subject is None:
+        result = which_answer(ctx, side)
+    elif other_side is not None:
         result = counterpart_answer(ctx, full, other_side)
     elif subject is not None:
         result = not_defined(ctx, full, subject)

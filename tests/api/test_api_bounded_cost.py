@@ -119,12 +119,14 @@ class Hold:
         self.engine = copy.copy(engine)
         attach_refusal_model(self.engine, refusal_model_for(glossary, engine))
 
-        def search(query: str, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchResult:
+        def search(
+            query: str, mode: str = "hybrid", limit: int = 10, offset: int = 0, profile: str = "search"
+        ) -> SearchResult:
             if blocks(query):
                 with self._lock:
                     self.entered += 1
                 assert self.release.wait(DEADLINE), "the test never released the engine"
-            return real(query, mode, limit, offset)
+            return real(query, mode, limit, offset, profile)
 
         self.engine.search = search  # type: ignore[method-assign]
 

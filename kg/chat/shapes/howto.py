@@ -198,7 +198,7 @@ def which(ctx: Ctx) -> Answer:
         def key(t: str) -> tuple[int, int]:
             return (-sum(n in near[t] for n in given), rank.get(t, len(hits)))
 
-        return _which_answer(ctx, min(pool, key=key))
+        return which_answer(ctx, min(pool, key=key))
     found = _answer_term(ctx)
     if found is not None and found in ctx.referents and _BESIDES.search(ctx.parsed.folded):
         found = None
@@ -210,7 +210,7 @@ def which(ctx: Ctx) -> Answer:
     found = found or (ctx.decision.candidate if ctx.decision else None)
     if found is None:
         return refuse(ctx)
-    return _which_answer(ctx, found)
+    return which_answer(ctx, found)
 
 
 def counterpart_answer(ctx: Ctx, full: Glossary, term_id: str) -> Answer:
@@ -219,11 +219,11 @@ def counterpart_answer(ctx: Ctx, full: Glossary, term_id: str) -> Answer:
     the "not defined, mentioned in …" answer, which quotes the sentence that names it."""
     if term_id in ctx.glossary.terms:
         ctx.parsed.intent = "which"
-        return _which_answer(ctx, term_id)
+        return which_answer(ctx, term_id)
     return not_defined(ctx, full, full.terms[term_id])
 
 
-def _which_answer(ctx: Ctx, focus: str) -> Answer:
+def which_answer(ctx: Ctx, focus: str) -> Answer:
     g = ctx.glossary
     ctx.focus = [focus]
     ctx.linked_by = "search"

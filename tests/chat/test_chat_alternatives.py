@@ -1,0 +1,65 @@
+"""Which of two offered alternatives a term is (kg/chat/alternatives.py), on the real graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.chat.bot import answer
+from kg.chat.context import ConversationState
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+
+
+def _ask(glossary: Glossary, engine: SearchEngine, *turns: str):  # type: ignore[no-untyped-def]
+    state = ConversationState()
+    a = None
+    for q in turns:
+        a = answer(glossary, engine, q, context=state)
+    assert a is not None
+    return a
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        # compute-bound's own text: "典型：大 batch 的 GEMM、prefill 阶段"
+        (("prefill 是什么？", "那它一般是卡算力还是卡带宽？"), "compute-bound"),
+        # memory-bound's: "典型：小 batch 的 GEMM、decode 阶段…"
+        (("Is decode compute-bound or memory-bound?",), "memory-bound"),
+        (("decode 阶段是干什么的？", "那个阶段一般卡在算力还是带宽上？"), "memory-bound"),
+        # a shared definition counts clause by clause: "AOT …（TensorRT 的 Plan 文件）；JIT …"
+        (("按编译时机分，TensorRT 属于 AOT 还是 JIT？",), "ahead-of-time"),
+        (("AOT 和 JIT 有什么区别？", "TensorRT 的 Plan 文件算前者还是后者？"), "ahead-of-time"),
+    ],
+)
+def test_the_alternative_the_sources_tie_to_the_subject_answers(
+    glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...], expected: str
+) -> None:
+    a = _ask(glossary, engine, *turns)
+    assert a.grounded and a.intent == "which"
+    assert a.citations[0].term_id == expected
+
+
+def test_the_subject_is_quoted_beside_the_alternative(glossary: Glossary, engine: SearchEngine) -> None:
+    a = _ask(glossary, engine, "decode 阶段是干什么的？", "那个阶段一般卡在算力还是带宽上？")
+    assert a.citations[0].term_id == "memory-bound" and "decode" in a.terms
+
+
+def test_nothing_is_decided_when_the_sources_tie_neither_or_both(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kg.chat.bot as bot
+
+    seen: list[object] = []
+    real = bot.chosen_alternative
+
+    def spy(ctx):  # type: ignore[no-untyped-def]
+        seen.append(real(ctx))
+        return seen[-1]
+
+    monkeypatch.setattr(bot, "chosen_alternative", spy)
+    # GEMM is an example in both bound terms' texts (large and small batch): no side is chosen
+    answer(glossary, engine, "GEMM 是 compute-bound 还是 memory-bound？")
+    # no alternatives offered
+    answer(glossary, engine, "prefill 是 compute-bound 吗？")
+    assert seen == [None, None]
