@@ -660,10 +660,11 @@ def decide(
         # "vLLM 的 --gpu-memory-utilization 默认值是多少？", "nginx worker_connections": the
         # glossary defines concepts, not the flags and keys of a program's configuration
         return Decision("refuse", False, "setting", p, candidate, feats)
-    if used_context and _names_a_made_up_product(engine, analysis):
+    if (used_context or parsed.intent != "comparison") and _names_a_made_up_product(engine, analysis):
         # "Can I deploy it on a Tesla Dojo HyperCore v9 board?", "Does the Zyntrix AgentMesh
-        # scheduler support those?": what it points at is known, but the question is about a
-        # product the glossary has never seen, and its sentences say nothing of the two together
+        # scheduler support those?", "How do I install TorrentLLM on an 8-GPU node?": the question
+        # is about a product the glossary has never seen, and its sentences say nothing of it. A
+        # comparison with such a side names the known side (`_compares_a_made_up_name` decides).
         return Decision("refuse", False, "unknown_name", p, candidate, feats)
     if used_context:
         named = (feats["exact"] and feats["unknown"] == 0) or _names_a_term(engine, parsed)

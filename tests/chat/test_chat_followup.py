@@ -236,6 +236,22 @@ def test_a_follow_up_about_a_made_up_product_is_refused(
 
 
 @pytest.mark.parametrize(
+    ("question", "answered"),
+    [
+        ("Does the FluxServe scheduler support FP8 on Hopper?", False),  # a product never seen
+        ("Does vLLM support FP8 on Hopper?", True),
+    ],
+)
+def test_a_question_about_a_made_up_product_is_refused_without_context(
+    glossary: Glossary, real_engine: SearchEngine, question: str, answered: bool
+) -> None:
+    (a,), _ = converse(glossary, real_engine, question)
+    assert a.grounded is answered
+    if not answered:
+        assert a.decision["reason"] == "unknown_name"
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "这两个有什么区别？",
