@@ -53,6 +53,7 @@ from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
+from kg.chat.owned import owned_kind
 from kg.chat.references import (
     ZH_ADVERBS_AFTER_SUBJECT,
     choice_terms,
@@ -198,6 +199,11 @@ def answer(
         ctx.parsed.intent = "which"
     chosen = chosen_alternative(ctx) if ctx.decision.action == "answer" and instance is None else None
     side = chosen[0] if chosen is not None else None
+    if side is None and instance is None and ctx.decision.action == "answer":
+        # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
+        side = owned_kind(ctx, question)
+        if side is not None:
+            ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if chosen is not None:
         # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
         # subject beside it (what ties them is quoted from it)

@@ -1,0 +1,47 @@
+"""A vendor's own kind of thing (kg/chat/owned.py), on the real graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.chat.bot import answer
+from kg.chat.owned import vendor_and_class
+from kg.search.engine import SearchEngine
+from kg.store import Glossary
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("And AMD's own inference engine?", ("amd", "engine", "engine")),
+        ("does AMD have its own inference engine too?", ("amd", "engine", "engine")),
+        ("AMD 自己调优的 kernel 库呢？", ("amd", "library", "库")),  # the last class word is the head
+        ("微软那个跨平台的推理引擎叫什么？", ("microsoft", "engine", "引擎")),
+        ("What's the model's format?", None),  # no vendor: a lower-case word
+        ("What is its kernel library?", None),
+    ],
+)
+def test_vendor_and_class(question: str, expected: tuple[str, str, str] | None) -> None:
+    assert vendor_and_class(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which is AMD's own inference engine?", "atom"),  # "ATOM 是 AMD 自研的推理引擎"
+        ("AMD 自研的推理引擎叫什么？", "atom"),
+        ("What is AMD's tuned kernel library called?", "aiter"),  # "AITER 是 AMD 调优过的 kernel 库"
+    ],
+)
+def test_the_vendors_own_term_answers(
+    glossary: Glossary, engine: SearchEngine, question: str, expected: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.grounded and a.citations[0].term_id == expected
+
+
+def test_a_named_term_of_the_vendor_is_left_to_the_other_stages(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    a = answer(glossary, engine, "OpenAI Triton 和 NVIDIA 的 Triton Inference Server 是一回事吗？")
+    assert a.intent == "comparison" and {"triton", "triton-inference-server"} <= set(a.terms)
