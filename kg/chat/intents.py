@@ -922,6 +922,22 @@ _f(
     None,
     r"^有没有(?P<x>.+?)(?:的)?(?:类似|现成)?的?(?:做法|方案|办法|工具|技术|实现|库|框架|方法|机制|格式|指标)$",
 )
+# an elliptical follow-up that describes the term it asks for: "And the one known for RadixAttention?",
+# "And one that compresses the model's notes on past tokens instead?", "只压权重、激活保持高精度的做法呢",
+# "那做逐元素运算、算 softmax 的部件呢" — the term the description fits, like "the variant that …"
+_f(
+    "which",
+    None,
+    r"^(?:(?:and|also|what about|how about|then)\s+)?(?:the\s+)?(?P<x>(?:one|ones|version|kind|type|thing|"
+    r"counterpart|equivalent)\s+(?:that|which|who|whose|known|used|computed|built|made|called|designed|meant|"
+    r"from|with|for)\b.+)$",
+)
+_f(
+    "which",
+    None,
+    r"^(?!.*(?:是|怎么|怎样|如何|为什么|为啥|干嘛|干什么|什么|哪|吗|这样|这种|这个|那个|需要|别的|还有|能不能|可以))"
+    r"(?P<x>[^,，]{2,}?的(?:做法|方法|部件|组件|单元|指标|格式|库|技术|机制|协议|原语|芯片|模型|东西|引擎|框架|工具|平台))$",
+)
 
 _REL_CONTEXT = re.compile(
     r"对应|对标|起家|组成|基于|依赖|属于|配合|搭配|构成|"

@@ -345,6 +345,10 @@ def test_chinese_ordinals_stand_for_items_not_determine_nouns(question: str, ord
         ("What is eating all my GPU memory?", ["eating all my gpu memory"]),
         ("上下文一长显存就被吃光，到底是啥在占显存？", ["上下文一长显存就被吃光"]),  # its first clause
         ("什么东西占用了显存？", ["什么东西占用了显存"]),
+        # an elliptical follow-up that describes the term it asks for
+        ("And the one built around a radix tree?", ["one built around a radix tree"]),
+        ("and one that never grows with the context?", ["one that never grows with the context"]),
+        ("那专门做量化缩放的格式呢？", ["专门做量化缩放的格式"]),
     ],
 )
 def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[str]) -> None:
@@ -365,6 +369,8 @@ def test_descriptions_without_which_ask_for_a_term(question: str, slots: list[st
         "What is batching in vLLM?",
         "What is padding?",
         "什么是占用率？",
+        "Medusa 也需要单独一个这样的模型吗？",  # a yes/no question about a named term
+        "那个 Plan 文件还有别的叫法吗？",  # other names of a term
     ],
 )
 def test_questions_about_a_named_thing_stay_off_the_which_frame(question: str) -> None:
