@@ -1176,6 +1176,18 @@ def test_an_elliptical_follow_up_takes_the_place_of_the_pronoun_it_continues(
     assert a.intent == "which" and a.citations[0].term_id == "gh200", a.terms
 
 
+@pytest.mark.slow
+def test_an_elliptical_follow_up_replaces_the_name_of_its_own_kind(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # the previous question named FP8 and GPU: FP4 takes the place of FP8, the format it is
+    # contrasted with, not of GPU
+    (*_, a), _ = converse(
+        glossary, real_engine, "Which GPU generation first supported FP8 natively?", "And FP4?"
+    )
+    assert a.citations[0].term_id == "blackwell", a.terms
+
+
 def test_an_elliptical_follow_up_replaces_the_pronoun_of_a_question_naming_no_term(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
