@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from kg.chat.context import Ctx
+from kg.chat.genus import genus_names
 from kg.contrasts import sentences
 from kg.textnorm import fold
 
@@ -34,7 +35,7 @@ def own_instance(ctx: Ctx) -> str | None:
     counterpart for"); None when neither text says."""
     p, ref, g = ctx.pronoun, ctx.referent, ctx.glossary
     if p is None:
-        return _named_owners_version(ctx)
+        return _named_owners_version(ctx) or _owners_counterpart(ctx)
     if p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
         return None
     f = ctx.parsed.folded
@@ -84,6 +85,65 @@ def _named_owners_version(ctx: Ctx) -> str | None:
         if kind is not None and kind in g and kind != owner.term_id:
             return _beside(ctx, owner=owner.term_id, kind=kind)
     return None
+
+
+#: "SGLang 那边对应的是啥", "vLLM 那边对应的呢", "SGLang 那边对应的前缀复用机制呢？": a named owner, then
+#: "its corresponding …", the kind given or left to the conversation.
+_OWNERS_COUNTERPART_ZH = re.compile(
+    r"\s*(?:那边|那里|这边|里面|里|中|上)?\s*(?:对应|相应|相对应)的?\s*(?P<kind>[^？?。！!]*?)\s*"
+    r"(?:呢|是啥|是什么|叫什么|叫啥|是哪个|是哪种)?\s*[？?。]?\s*$"
+)
+#: Kind words that name no kind ("对应的是啥", "对应的东西").
+_NO_KIND = re.compile(r"^(?:的|东西|那个|机制|实现|技术|方案|做法|版本)?$")
+
+
+def _owners_counterpart(ctx: Ctx) -> str | None:
+    """ "SGLang 那边对应的是啥" after vLLM's PagedAttention, "vLLM 那边对应的呢" after SGLang's
+    RadixAttention: the named owner's own term for what the conversation is about. The kind is the
+    name the question gives after 对应 (or the search's best term for those words), else the term
+    the last answer led with; the answer is what the owner's text writes before the kind's name
+    (:func:`_beside`), else the one term linked to the owner that the sources contrast with the
+    kind, or that shares its genus."""
+    if ctx.parsed.intent not in _INTENTS or ctx.state is None:
+        return None
+    g, f = ctx.glossary, ctx.parsed.folded
+    for owner in ctx.analysis.spans:
+        m = _OWNERS_COUNTERPART_ZH.match(f, owner.end)
+        if m is None or owner.term_id not in g or owner.start > 2:
+            continue
+        words = m.group("kind").strip()
+        named = [
+            s.term_id for s in ctx.analysis.spans if s.start >= m.start("kind") and s.term_id != owner.term_id
+        ]
+        if named:
+            kind: str | None = named[0]
+        elif not _NO_KIND.match(words):
+            hits = ctx.linker.search(words).hits[:1]
+            kind = hits[0].term_id if hits else None
+        else:
+            last = ctx.state.answered or (ctx.state.topic[0] if ctx.state.topic else None)
+            kind = last
+        if kind is None or kind not in g or kind == owner.term_id:
+            return None
+        if kind in genus_names(g, owner.term_id):
+            return None  # the kind is what the owner is (vLLM is an inference engine): nothing to name
+        found = _beside(ctx, owner=owner.term_id, kind=kind)
+        if found is not None:
+            return found
+        return _same_role(ctx, owner=owner.term_id, kind=kind)
+    return None
+
+
+def _same_role(ctx: Ctx, *, owner: str, kind: str) -> str | None:
+    """The one term linked to *owner* that the sources contrast with *kind*, else that shares its genus."""
+    g = ctx.glossary
+    near = set(g.neighbours(owner)) - {kind}
+    contrasted = {e.target if e.source == kind else e.source for e in g.confusables(kind)}
+    hits = sorted(near & contrasted)
+    if not hits:
+        genus = set(genus_names(g, kind))
+        hits = sorted(t for t in near if genus & set(genus_names(g, t))) if genus else []
+    return hits[0] if len(hits) == 1 else None
 
 
 #: "X 里它对应的实现", "X's version of it": the question asks for the owner's own instance.

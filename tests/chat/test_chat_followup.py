@@ -157,6 +157,16 @@ def test_the_owner_named_and_the_kind_pointed_at_give_the_owners_instance(
     assert a.citations and a.citations[0].term_id == "radixattention"
 
 
+@pytest.mark.parametrize("question", ["SGLang 那边对应的是啥？", "SGLang 那边对应的前缀缓存呢？"])
+def test_a_named_owners_counterpart_without_a_pronoun(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # the kind is the term under discussion, or the words after 对应; SGLang's own text writes
+    # RadixAttention before it
+    (_, a), _ = converse(glossary, engine, "什么是前缀缓存？", question)
+    assert a.citations and a.citations[0].term_id == "radixattention"
+
+
 @pytest.mark.parametrize(
     "question",
     ["What's SGLang's counterpart for prefix caching?", "What's SGLang's own version of prefix caching?"],
