@@ -35,6 +35,13 @@ _OR_EN = re.compile(r"(?P<a>[^,;:?]{1,40}?)\s*,?\s+or\s+(?P<b>[^,;:?]{1,40}?)\s*
 _FIRST = re.compile(r"(?:前者|前一个|第一个|\bfirst(?:\s+one)?|\bformer)$")
 _SECOND = re.compile(r"^(?:the\s+)?(?:后者|后一个|第二个|second(?:\s+one)?|latter)$")
 
+#: "长上下文属于哪一种瓶颈？", "这算哪种受限？", "what's it usually bound by?": a choice among the bound
+#: terms, none named.
+_ASKS_BOUND = re.compile(
+    r"哪一?(?:种|类|个)(?:受限|瓶颈)|什么(?:受限|瓶颈)|(?:bound|bottlenecked|limited) by what|"
+    r"\bwhat(?:'s| is| are)? (?:it |they |that |this )?(?:usually |mostly |typically |normally )?"
+    r"(?:bound|bottlenecked|limited) by\b"
+)
 #: A question about what limits something; its alternatives then name bound terms.
 _BOUND = re.compile(r"卡|受限|瓶颈|限制|\bbound\b|\blimited\b|\bbottleneck")
 _BOUND_TERMS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -60,18 +67,20 @@ def _side_terms(ctx: Ctx, start: int, end: int, bound: bool) -> list[str]:
     return named
 
 
-def offered_alternatives(ctx: Ctx) -> tuple[str, str] | None:
-    """The two terms the question offers to choose between, or None."""
+def offered_alternatives(ctx: Ctx) -> tuple[str, ...] | None:
+    """The terms the question offers to choose between, or None."""
     found = _offered(ctx)
     return found[0] if found is not None else None
 
 
-def _offered(ctx: Ctx) -> tuple[tuple[str, str], int] | None:
-    """The two alternatives and where the first one's own words start."""
+def _offered(ctx: Ctx) -> tuple[tuple[str, ...], int] | None:
+    """The alternatives and where the first one's own words start."""
     folded = ctx.parsed.folded
     m = _OR_ZH.search(folded) or _OR_EN.search(folded)
     if m is None:
-        return None
+        asked = _ASKS_BOUND.search(folded)
+        bounds = tuple(t for _, t in _BOUND_TERMS if t in ctx.glossary.terms)
+        return (bounds, asked.start()) if asked and len(bounds) >= 2 else None
     a_text, b_text = m.group("a").strip(), m.group("b").strip()
     topic = ctx.state.topic if ctx.state is not None else []
     if _FIRST.search(a_text) and _SECOND.match(b_text):
@@ -110,10 +119,11 @@ def _says(clause: str, names: Sequence[str]) -> bool:
     return False
 
 
-def _ties(glossary: Glossary, subject: str, side: str, other: str) -> int:
-    """Clauses that tie *side* to *subject* without naming *other*."""
-    s_names, side_names, other_names = (_names(glossary, t) for t in (subject, side, other))
-    other_texts = {d.text for d in glossary.terms[other].definitions}
+def _ties(glossary: Glossary, subject: str, side: str, others: Sequence[str]) -> int:
+    """Clauses that tie *side* to *subject* without naming any of *others*."""
+    s_names, side_names = _names(glossary, subject), _names(glossary, side)
+    other_names = [n for o in others for n in _names(glossary, o)]
+    other_texts = {d.text for o in others for d in glossary.terms[o].definitions}
     count = 0
     for owner, needs in ((side, s_names), (subject, side_names)):
         for d in glossary.terms[owner].definitions:
@@ -133,7 +143,6 @@ def chosen_alternative(ctx: Ctx) -> tuple[str, str] | None:
     if found is None:
         return None
     offered, start = found
-    a, b = offered
     # the subject: a term named before the alternatives, else the term under discussion (a pronoun,
     # or a demonstrative noun: "那个阶段一般卡在算力还是带宽上？")
     named = [s.term_id for s in ctx.analysis.spans if s.end <= start and s.term_id not in offered]
@@ -148,7 +157,9 @@ def chosen_alternative(ctx: Ctx) -> tuple[str, str] | None:
     if subject is None or subject in offered or subject not in ctx.glossary.terms:
         return None
     g = ctx.glossary
-    ta, tb = _ties(g, subject, a, b), _ties(g, subject, b, a)
-    if ta == tb:
+    ties = {x: _ties(g, subject, x, [o for o in offered if o != x]) for x in offered}
+    best = max(ties.values())
+    winners = [x for x, n in ties.items() if n == best]
+    if best == 0 or len(winners) != 1:
         return None
-    return (a if ta > tb else b), subject
+    return winners[0], subject

@@ -30,6 +30,9 @@ def _ask(glossary: Glossary, engine: SearchEngine, *turns: str):  # type: ignore
         # a shared definition counts clause by clause: "AOT …（TensorRT 的 Plan 文件）；JIT …"
         (("按编译时机分，TensorRT 属于 AOT 还是 JIT？",), "ahead-of-time"),
         (("AOT 和 JIT 有什么区别？", "TensorRT 的 Plan 文件算前者还是后者？"), "ahead-of-time"),
+        # no alternative named: a question for the kind of bottleneck chooses among the bound terms
+        (("prefill 属于哪种受限？",), "compute-bound"),
+        (("decode 是什么？", "what's it usually bound by?"), "memory-bound"),
     ],
 )
 def test_the_alternative_the_sources_tie_to_the_subject_answers(
