@@ -48,10 +48,10 @@ from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_
 from kg.chat.ellipsis import is_elliptical, versus_follow_up
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
-from kg.chat.genus import genus_names
+from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
-from kg.chat.linking import Analysis, Linker, Span, linker_for
+from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
 from kg.chat.owned import owned_kind
@@ -507,21 +507,12 @@ def _reasked(
         # "FP8 是从哪一代 GPU 架构开始支持的？" then "那 FP4 呢？": of several names, the one of the new
         # name's own kind takes its place — a term the sources contrast with it, else one of the
         # same genus (kg/chat/genus.py) — when exactly one is
-        spans = _same_kind(glossary, named[0], spans)
+        same = of_its_kind(glossary, named[0], (s.term_id for s in spans))
+        spans = [s for s in spans if s.term_id == same]
     if len({s.term_id for s in spans}) != 1 or spans[0].term_id == named[0]:
         return None  # the previous question named several terms, or this one: nothing to swap
     old = spans[0]
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
-
-
-def _same_kind(glossary: Glossary, term_id: str, spans: list[Span]) -> list[Span]:
-    """The spans whose term is of *term_id*'s kind: contrasted with it, else sharing its genus."""
-    contrasted = {e.target if e.source == term_id else e.source for e in glossary.confusables(term_id)}
-    hits = [s for s in spans if s.term_id in contrasted]
-    if not hits:
-        genus = set(genus_names(glossary, term_id))
-        hits = [s for s in spans if genus & set(genus_names(glossary, s.term_id))] if genus else []
-    return hits if len({s.term_id for s in hits}) == 1 else []
 
 
 def _prefer_answered(ctx: Ctx, linker: Linker) -> Retrieval | None:

@@ -16,12 +16,13 @@ CUDA, a thread "GPU 上最小的执行单元") is not one of its kinds either: i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["CLASS_WORDS", "called_a", "genus_names", "kinds_of"]
+__all__ = ["CLASS_WORDS", "called_a", "genus_names", "kinds_of", "of_its_kind"]
 
 #: The first clause of a definition: up to the first clause mark, colon or " / " (a joint line).
 _FIRST_CLAUSE = re.compile(r"[，,。；;（(：:]|\s/\s")
@@ -147,3 +148,15 @@ def called_a(glossary: Glossary, term_id: str, word: str) -> bool:
     texts = [fold(n) for n in term.all_names()]
     texts += [fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions]
     return any(w in t for t in texts for w in words)
+
+
+def of_its_kind(glossary: Glossary, term_id: str, candidates: Iterable[str]) -> str | None:
+    """The one of *candidates* that is of *term_id*'s own kind: the sources contrast it with
+    *term_id* (FP8 for FP4), else it shares *term_id*'s genus; None when none or several are."""
+    pool = sorted(set(candidates) - {term_id})  # sorted: the same answer in every process
+    contrasted = {e.target if e.source == term_id else e.source for e in glossary.confusables(term_id)}
+    hits = [t for t in pool if t in contrasted]
+    if not hits:
+        genus = set(genus_names(glossary, term_id))
+        hits = [t for t in pool if genus & set(genus_names(glossary, t))] if genus else []
+    return hits[0] if len(hits) == 1 else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from kg.chat.context import Ctx
-from kg.chat.genus import genus_names
+from kg.chat.genus import genus_names, of_its_kind
 from kg.contrasts import sentences
 from kg.textnorm import fold
 
@@ -130,20 +130,9 @@ def _owners_counterpart(ctx: Ctx) -> str | None:
         found = _beside(ctx, owner=owner.term_id, kind=kind)
         if found is not None:
             return found
-        return _same_role(ctx, owner=owner.term_id, kind=kind)
+        # else the one term linked to the owner that is of the kind's own kind
+        return of_its_kind(g, kind, g.neighbours(owner.term_id))
     return None
-
-
-def _same_role(ctx: Ctx, *, owner: str, kind: str) -> str | None:
-    """The one term linked to *owner* that the sources contrast with *kind*, else that shares its genus."""
-    g = ctx.glossary
-    near = set(g.neighbours(owner)) - {kind}
-    contrasted = {e.target if e.source == kind else e.source for e in g.confusables(kind)}
-    hits = sorted(near & contrasted)
-    if not hits:
-        genus = set(genus_names(g, kind))
-        hits = sorted(t for t in near if genus & set(genus_names(g, t))) if genus else []
-    return hits[0] if len(hits) == 1 else None
 
 
 #: "X 里它对应的实现", "X's version of it": the question asks for the owner's own instance.

@@ -93,3 +93,12 @@ def test_called_a_reads_the_terms_own_names_and_first_sentences(
     glossary: Glossary, term: str, word: str, expected: bool
 ) -> None:
     assert called_a(glossary, term, word) is expected
+
+
+def test_of_its_kind_is_the_contrasted_one_else_the_same_genus(glossary: Glossary) -> None:
+    from kg.chat.genus import of_its_kind
+
+    # FP4 and FP8 are contrasted by the sources; GPU is of another kind
+    assert of_its_kind(glossary, "fp4", ["fp8", "graphics-processing-unit"]) == "fp8"
+    assert of_its_kind(glossary, "fp4", ["graphics-processing-unit"]) is None
+    assert of_its_kind(glossary, "fp4", []) is None
