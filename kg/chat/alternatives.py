@@ -24,7 +24,7 @@ from kg.chat.context import Ctx
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["chosen_alternative", "offered_alternatives"]
+__all__ = ["chosen_alternative"]
 
 _OR_ZH = re.compile(
     r"(?P<a>[^，,。；;？?]{1,24}?)\s*还是\s*(?P<b>[^，,。；;？?]{1,24}?)\s*(?:呢|啊|吧|呀)?\s*[？?。]?\s*$"
@@ -65,12 +65,6 @@ def _side_terms(ctx: Ctx, start: int, end: int, bound: bool) -> list[str]:
             if pattern.search(text) and term_id in ctx.glossary.terms:
                 return [term_id]
     return named
-
-
-def offered_alternatives(ctx: Ctx) -> tuple[str, ...] | None:
-    """The terms the question offers to choose between, or None."""
-    found = _offered(ctx)
-    return found[0] if found is not None else None
 
 
 def _offered(ctx: Ctx) -> tuple[tuple[str, ...], int] | None:
