@@ -441,12 +441,14 @@ def _names_a_made_up_product(engine: SearchEngine, analysis: Analysis) -> bool:
 def _coined_variant(
     engine: SearchEngine, parsed: Parsed, analysis: Analysis, slot: Slot | None = None
 ) -> bool:
-    """The subject of a definition is a glossary name under a Chinese modifier (two to six
-    characters) with a word no glossary text (names or definitions) contains: "回旋解码是什么？",
-    "量子折叠量化是什么？" — a variant the glossary does not define, so defining the bare concept
-    would answer another question. A modifier the texts use ("流式分页注意力") is no such coinage,
-    and neither is a name the matcher knows as a whole ("动态批处理"). With *slot*, the same of
-    that slot whatever the question's intent."""
+    """The subject of a definition is a glossary name with Chinese words around it (two to six
+    characters before, between or after the names) that no glossary text (names or definitions)
+    contains: "回旋解码是什么？", "量子折叠量化是什么？", "什么是 token 蒸发率？", "碎片化 MoE 聚变是什么？"
+    — a variant the glossary does not define, so defining the bare concept would answer another
+    question. Words the texts use ("流式分页注意力", "KV cache 命中率") are no such coinage, and
+    neither is a name the matcher knows as a whole ("动态批处理"). With *slot* (a side of a
+    comparison), only a modifier before a single name counts, whatever the question's intent."""
+    compared = slot is not None
     if slot is None:
         if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
             return False
@@ -460,22 +462,41 @@ def _coined_variant(
         for cut in range(2, len(text) - 1):
             head = text[-cut:]
             if has_cjk(head) and _names_share_head(engine, head):
-                modifier = text[:-cut].strip(" -")
+                modifiers = [text[:-cut].strip(" -")]
                 break
         else:
             return False
-    elif len(inside) != 1 or f[inside[0].end : slot.end].strip(" -?？"):
+    elif compared and (len(inside) != 1 or f[inside[0].end : slot.end].strip(" -?？")):
+        # a side of a comparison ("PCIe 卡和 SXM 模组"): only a modifier before one name, since
+        # the words after a side are often the asker's own ("模组", "卡")
         return False
     else:
-        modifier = f[slot.start : inside[0].start].strip(" -")
-    if not modifier:
-        return False
+        bounds = [slot.start, *(x for s in inside for x in (s.start, s.end)), slot.end]
+        modifiers = [f[bounds[i] : bounds[i + 1]].strip(" -?？") for i in range(0, len(bounds), 2)]
+    # "PagedAttention 原理", "MoE 的优缺点": a word for an aspect of the name, not a modifier of it
+    modifiers = [_ASPECT_NOUNS.sub("", m) for m in modifiers]
+    modifiers = [m for m in modifiers if m]
     # Chinese only: an English modifier is too often a word of the question's frame ("the
     # abbreviation QAT") or an inflection the glossary's mostly Chinese texts never use
-    if not (2 <= len(modifier) <= 6 and all("\u4e00" <= c <= "\u9fff" for c in modifier)):
+    if not modifiers or not all(
+        2 <= len(m) <= 6 and all("\u4e00" <= c <= "\u9fff" for c in m) for m in modifiers
+    ):
         return False
-    n_tokens, known = engine.lexical.coverage(modifier)
-    return n_tokens > 0 and known < n_tokens
+    if any(_FUNCTION_CHARS.intersection(m) or "里" in m for m in modifiers):
+        return False  # "KVC 里面具体存的": a phrase of the question, not a modifier of the name
+    lexical = engine.lexical
+    # a word one character off a glossary word is a typo ("PTQ 里的教准", "混合专家模形")
+    return any(not lexical.near_known(w) for w in lexical.unknown_words(" ".join(modifiers)))
+
+
+#: Chinese nouns for an aspect of a term ("原理是啥", "用途", "优缺点"): after a name they ask about
+#: it, they do not coin a variant of it, whether or not the glossary's texts use them.
+_ASPECT_NOUNS = re.compile(
+    "原理|机制|作用|用途|用处|意思|含义|定义|概念|区别|差别|差异|优缺点|优点|缺点|优势|劣势|好处|坏处"
+    "|代价|开销|瓶颈|限制|局限|场景|例子|示例|流程|步骤|过程|公式|算法|架构|结构|实现|细节|全称|简称"
+    "|缩写|中文名?|英文名?|名字|名称|叫法|版本|历史|由来|来源|背景|本质|核心|思路|思想|目的|意义|影响"
+    "|效果|性能|指标|参数|配置|设置|用法|特点|特征|特性|功能|好坏|利弊|区分|关系|联系"
+)
 
 
 #: Words of a question's frame, not modifiers of the name after them ("the acronym TTFT", "that

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,38 @@ class LexicalIndex:
         vocab: dict[str, int] = self._bm25.vocab_dict
         return len(tokens), sum(t in vocab for t in tokens)
 
+    def unknown_words(self, query: str) -> list[str]:
+        """The query's tokens that no document contains, in query order."""
+        tokens = self._tokenizer.tokenize(query)
+        if self._bm25 is None:
+            return tokens
+        vocab: dict[str, int] = self._bm25.vocab_dict
+        return [t for t in tokens if t not in vocab]
+
+    def near_known(self, word: str) -> bool:
+        """Whether *word* is a known word with one character swapped for another of the same
+        sound ("教准" for 校准, "模形" for 模型): the slip of a pinyin input method, not a new word."""
+        if self._bm25 is None or len(word) < 2:
+            return False
+        index = self._one_off_index()
+        for i, ch in enumerate(word):
+            for known in index.get(f"{word[:i]}?{word[i + 1 :]}", ()):
+                if _sounds(ch) & _sounds(known[i]):
+                    return True
+        return False
+
+    def _one_off_index(self) -> dict[str, list[str]]:
+        """ "ab?d" → the known words that read so with one character masked (built on first use)."""
+        cached: dict[str, list[str]] | None = getattr(self, "_one_off", None)
+        if cached is None:
+            cached = {}
+            for w in self._bm25.vocab_dict:
+                if len(w) >= 2:
+                    for i in range(len(w)):
+                        cached.setdefault(f"{w[:i]}?{w[i + 1 :]}", []).append(w)
+            self._one_off = cached
+        return cached
+
     # -- persistence -------------------------------------------------------
 
     def save(self, directory: str | Path) -> None:
@@ -183,3 +216,13 @@ class LexicalIndex:
             # memory-mapped: a query reads only its tokens' columns, and replicas share the pages
             index._bm25 = _bm25_class().load(str(path / _BM25_DIR), show_progress=False, mmap=mmap)
         return index
+
+
+@lru_cache(maxsize=4096)
+def _sounds(ch: str) -> frozenset[str]:
+    """The toneless pinyin readings of one character (empty for anything but Chinese)."""
+    from pypinyin import Style, pinyin
+
+    if not "\u4e00" <= ch <= "\u9fff":
+        return frozenset()
+    return frozenset(pinyin(ch, style=Style.NORMAL, heteronym=True)[0])

@@ -475,6 +475,26 @@ def test_a_known_concept_under_a_coined_chinese_modifier_is_refused(
 
 
 @pytest.mark.parametrize(
+    ("question", "coined"),
+    [
+        ("什么是 token 蒸发率？", True),  # after the name: 蒸发 is in no glossary text
+        ("碎片化 MoE 聚变是什么？", True),  # around it
+        ("混合专家模形是什么？", False),  # 模形: a same-sound slip of 模型, not a new word
+        ("PagedAttention 原理是啥？", False),  # 原理 asks about an aspect of the name
+    ],
+)
+def test_coined_words_around_a_known_name_are_refused_typos_and_aspects_not(
+    glossary: Glossary, engine: SearchEngine, question: str, coined: bool
+) -> None:
+    a = ask(glossary, engine, question)
+    assert (a.decision["reason"] == "unknown_name") is coined, a.decision
+    if coined:
+        assert_refusal(a, glossary)
+    else:
+        assert_grounded(a, glossary)
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What is quorum decoding?",

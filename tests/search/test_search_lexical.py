@@ -154,3 +154,16 @@ def test_load_with_mismatched_tokenizer(index: LexicalIndex, tmp_path: Path) -> 
 def test_missing_files(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         LexicalIndex.load(tmp_path / "nothing")
+
+
+def test_unknown_words_and_same_sound_typos(tokenizer: Tokenizer) -> None:
+    """A word no document holds is unknown; one a pinyin input method slips into (one character
+    swapped for another of the same sound) is near a known word, a coinage of other sounds not."""
+    index = LexicalIndex([("calib", "量化前用校准数据统计激活范围"), ("model", "模型的权重")], tokenizer)
+    assert index.unknown_words("校准") == []
+    assert index.unknown_words("教准") == ["教准"]
+    assert index.near_known("教准")  # jiao zhun: 校 reads jiao too
+    assert index.near_known("模形")  # mo xing
+    assert not index.near_known("蒸发")  # no known word one character away
+    assert not index.near_known("标准")  # one character away from 校准, but another sound
+    assert not index.near_known("x")
