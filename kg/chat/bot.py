@@ -65,7 +65,7 @@ from kg.chat.references import (
 from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
-from kg.chat.shapes.common import refuse
+from kg.chat.shapes.common import refuse, social
 from kg.chat.shapes.howto import counterpart_answer, which_answer
 from kg.chat.shapes.members import (
     EXAMPLES,
@@ -232,6 +232,8 @@ def answer(
         result = members(ctx, *users)
     elif action == "clarify":
         result = clarify(ctx)
+    elif action == "refuse" and ctx.decision.reason == "social":
+        result = social(ctx)
     elif action == "refuse":
         result = refuse(ctx, "out_of_domain" if parsed.matched or not ctx.analysis.spans else "unknown")
     else:

@@ -59,6 +59,8 @@ _T: dict[str, dict[str, str]] = {
         "refuse": "词表里没有能回答这个问题的条目，我不做猜测。",
         "refuse_unknown": "词表里没有“{names}”这个术语。",
         "refuse_pronoun": "我不确定“{p}”指的是哪个术语，请直接说出术语名称。",
+        "social_hello": "你好！我回答 LLM 推理工程的术语问题，例如：TTFT 是什么？张量并行和流水线并行有什么区别？",
+        "social_bye": "不客气！还有术语问题，随时问我。",
         "refuse_pronouns": "我不确定“{p}”指的是哪些术语，请直接说出它们的名称。",
         "which_head": "词表中最符合这个描述的术语是 {a}：",
         "which_more": "其他可能相关的术语：{items}",
@@ -109,6 +111,9 @@ _T: dict[str, dict[str, str]] = {
         "refuse": "The glossary has no entry that answers this, so I won't guess.",
         "refuse_unknown": "The glossary has no term called “{names}”.",
         "refuse_pronoun": "I'm not sure which term “{p}” refers to — please name it.",
+        "social_hello": "Hello! I answer questions about the vocabulary of LLM inference, e.g. "
+        "“What is TTFT?” or “How does tensor parallelism differ from pipeline parallelism?”",
+        "social_bye": "You're welcome! Ask any time you meet another term.",
         "refuse_pronouns": "I'm not sure which terms “{p}” refers to — please name them.",
         "which_head": "The glossary term that best fits this description is {a}:",
         "which_more": "Other terms that may be relevant: {items}",

@@ -297,6 +297,26 @@ def _names_a_setting(engine: SearchEngine, folded: str) -> bool:
     return any(not engine.matcher.exact(m.group(0).lstrip("-")) for m in _SETTING_NAME.finditer(folded))
 
 
+#: Words of greeting, thanks and leave-taking: a message made only of them asks nothing.
+_SOCIAL_WORD = (
+    r"(?:谢谢(?:你|您|啦|了)?|多谢|感谢|谢啦|辛苦了|好(?:的|吧|滴)?|行吧|行|嗯+|哦+|噢+|ok(?:ay)?|明白了?"
+    r"|懂了|知道了|了解了?|收到|先这样吧?|就这样吧?|没(?:有)?(?:别的|其他)?(?:问题)?了|再见|拜拜|回见"
+    r"|你好|您好|大家好|早上好|晚上好|哈喽|在吗"
+    r"|thanks(?: a lot| so much)?|thank you(?: so much| very much)?|thx|ty|cheers|got it|understood"
+    r"|makes sense|cool|great|nice|perfect|awesome|bye|goodbye|see you|that'?s all(?: for now)?"
+    r"|that is all|no more questions|hi|hello|hey|good (?:morning|afternoon|evening))"
+)
+_SOCIAL = re.compile(
+    rf"^[\s,，.。!！~～、]*{_SOCIAL_WORD}(?:[\s,，.。!！~～、]*{_SOCIAL_WORD})*[\s,，.。!！~～?？]*$"
+)
+
+
+def is_social(text: str) -> bool:
+    """Whether a message is only greetings, thanks or leave-taking ("谢谢，先这样吧", "thanks,
+    that's all for now", "你好"): it asks nothing, so it gets a courteous reply, no term."""
+    return bool(_SOCIAL.match(text.lower()))
+
+
 #: A request for a joke, a poem, a song or a story.
 _CREATIVE = re.compile(
     r"^(?:(?:can|could|would|will) you |please |pls )?(?:tell|give|write|make up|sing|compose|invent)\b"
@@ -657,6 +677,9 @@ def decide(
     ("Goodhart's law - how does it apply …", "functionalization, compiler-wise, what is that?").
     """
     body = parsed.body.text if parsed.body else parsed.folded
+    if is_social(parsed.folded):
+        # "谢谢，先这样吧", "thanks, that's all for now", "你好": no question to answer or refuse
+        return Decision("refuse", False, "social")
     if not body.strip():
         return Decision("refuse", False, "empty")
     if unresolved_pronoun:
@@ -705,8 +728,10 @@ def decide(
         # question is about something else: "How does OmniFabric-X differ from InfiniBand?"
         # (p 0.004), "墨水在水里的扩散速度和温度有什么关系？" (温度 is Temperature; p 0.008)
         return Decision("answer", True, "exact", p, candidate, feats)
-    if named_referent and feats["unknown"] == 0:
-        # the question names a term and asks about it through a pronoun: its subject is that term
+    if named_referent and feats["unknown"] == 0 and p >= EXACT_FLOOR:
+        # the question names a term and asks about it through a pronoun: its subject is that term,
+        # unless the model is all but sure it is about something else ("My Linux kernel panics on
+        # boot after an update, how do I fix it?": p 0.004)
         return Decision("answer", True, "named_referent", p, candidate, feats)
     if (
         _made_up_subject(engine, parsed, analysis)

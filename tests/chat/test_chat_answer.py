@@ -475,6 +475,33 @@ def test_a_known_concept_under_a_coined_chinese_modifier_is_refused(
 
 
 @pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        ("你好", "你好！"),
+        ("hello", "Hello!"),
+        ("謝謝，先這樣吧", "不客氣"),  # Traditional in, Traditional out
+        ("好的谢谢", "不客气"),
+        ("thanks, that's all for now", "You're welcome"),
+    ],
+)
+def test_greetings_and_thanks_get_a_courteous_reply_and_keep_the_topic(
+    glossary: Glossary, engine: SearchEngine, message: str, reply: str
+) -> None:
+    """A message of greetings, thanks or leave-taking asks nothing: no term is cited, no refusal
+    text with "nearest terms" is shown, and the conversation's topic survives it."""
+    s = ConversationState()
+    ask(glossary, engine, "什么是 TTFT？", s)
+    a = ask(glossary, engine, message, s)
+    assert a.decision["reason"] == "social", a.decision
+    assert a.answer.startswith(reply) and not a.citations and not a.suggestions
+    a = ask(glossary, engine, "它主要受哪个阶段影响？", s)
+    assert_grounded(a, glossary)
+    assert "time-to-first-token" in a.terms
+    a = ask(glossary, engine, "谢谢，TTFT 是什么")  # thanks around a question: the question counts
+    assert_grounded(a, glossary)
+
+
+@pytest.mark.parametrize(
     ("question", "coined"),
     [
         ("什么是 token 蒸发率？", True),  # after the name: 蒸发 is in no glossary text

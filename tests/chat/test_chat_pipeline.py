@@ -1391,6 +1391,20 @@ def test_a_question_about_a_name_it_gives_is_answered_whatever_the_model_says(
     assert a.decision is not None and a.decision["reason"] in ("named_referent", "exact")
 
 
+def test_a_pronoun_back_at_a_name_does_not_outvote_a_model_all_but_sure(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "My Linux kernel panics on boot after an update, how do I fix it?": "it" points at the
+    kernel the question names, but a model sure the question is elsewhere (p 0.001, below the
+    floor an exact name also needs) refuses it; a doubtful one (p 0.05) does not."""
+    n = len(FEATURES)
+    q = "My Linux kernel panics on boot after an update, how do I fix it?"
+    sure = RefusalModel([0.0] * n, [1.0] * n, [0.0] * n, math.log(0.001 / 0.999), 0.6)
+    a = answer(glossary, engine, q, context=ConversationState(), refusal=sure)
+    assert not a.grounded and not a.citations
+    assert a.decision is not None and a.decision["reason"] == "model"
+
+
 def test_a_pronoun_after_a_name_the_glossary_lacks_is_that_name(
     glossary: Glossary, engine: SearchEngine
 ) -> None:

@@ -192,6 +192,28 @@ def finish(ctx: Ctx, c: Composer, intent: str, follow_ups: list[str]) -> Answer:
     )
 
 
+#: A greeting (as opposed to thanks or leave-taking) opens the message.
+_HELLO = re.compile(
+    r"^\W*(?:你好|您好|大家好|早上好|晚上好|哈喽|在吗|hi\b|hello|hey|good (?:morning|afternoon|evening))"
+)
+
+
+def social(ctx: Ctx) -> Answer:
+    """The reply to a greeting, thanks or leave-taking: courteous, grounded in nothing, no term."""
+    key = "social_hello" if _HELLO.match(ctx.parsed.folded.lower()) else "social_bye"
+    return Answer(
+        question=ctx.parsed.question,
+        lang=ctx.lang,  # type: ignore[arg-type]
+        intent="out_of_domain",
+        answer=t(ctx.lang, key),
+        grounded=False,
+        terms=[],
+        citations=[],
+        warnings=list(ctx.warnings),
+        linked_by="none",
+    )
+
+
 def refuse(ctx: Ctx, intent: str = "out_of_domain", reason: str | None = None) -> Answer:
     lang = ctx.lang
     lines = [t(lang, "refuse")]
