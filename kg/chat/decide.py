@@ -55,7 +55,15 @@ from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.textnorm import fold, has_cjk
 
-__all__ = ["Decision", "asks_about_subject", "asks_for_remedy", "decide", "subject_span", "subject_term"]
+__all__ = [
+    "Decision",
+    "asked_of",
+    "asks_about_subject",
+    "asks_for_remedy",
+    "decide",
+    "subject_span",
+    "subject_term",
+]
 
 Action = Literal["answer", "refuse", "clarify"]
 
@@ -180,11 +188,14 @@ def _candidate(
             # definition includes, but by what lowers it
             told = [t for t in near[:STATED_DEPTH] if stated and t in stated and parsed.intent == "which"]
             return told[0] if told else (near[0] if near else None)
-        subject = subject_term(parsed, analysis)
-        if subject is not None and near_of is not None and parsed.intent == "which":
-            # "LMCache 是哪种架构的主流开源实现？", "StableHLO 最后交给哪个编译器…": the question's
-            # subject is a term, and the answer is one the graph links to it
-            linked = near_of(subject)
+        asked = asked_of(parsed, analysis)
+        if asked is not None and near_of is not None and parsed.intent == "which":
+            # "LMCache 是哪种架构的主流开源实现？", "StableHLO 最后交给哪个编译器…", "Which collective
+            # does tensor parallelism use?": the question's subject is a term, and the answer is one
+            # the graph links to it, among the few best of the whole question (searched without
+            # the subject's name, the collective library NCCL outranks AllGather for "Which
+            # collective does pipeline parallelism use?": dev replay +1 −3)
+            linked = near_of(asked.term_id)
             ranking = [h.term_id for h in retrieval.hits if h.term_id not in exclude][:SUBJECT_DEPTH]
             near = [t for t in ranking if t in linked]
             if near:
@@ -255,6 +266,28 @@ def subject_term(parsed: Parsed, analysis: Analysis) -> str | None:
     """The term of :func:`subject_span`."""
     span = subject_span(parsed, analysis)
     return span.term_id if span is not None else None
+
+
+#: "Which collective op does pipeline parallelism lean on?": the words between "which" and the
+#: auxiliary are the kind asked for, the name right after the auxiliary the subject.
+_WHICH_AUXILIARY = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){1,4}?(?:does|do|did|is|are|was|were|can|could|would|should|will|has|have)"
+    r"\s+(?:the\s+|a\s+|an\s+)?"
+)
+
+
+def asked_of(parsed: Parsed, analysis: Analysis) -> Span | None:
+    """The name a "which" question asks something of: the name it opens with ("LMCache 是哪种架构
+    的…"), or in English the name after "which <kind> does" ("Which collective op does pipeline
+    parallelism lean on?" asks of pipeline parallelism, as "…does it lean on?" asks of "it")."""
+    opening = subject_span(parsed, analysis)
+    if opening is not None:
+        return opening
+    for m in _WHICH_AUXILIARY.finditer(parsed.folded):
+        for span in analysis.spans:
+            if span.start == m.end():
+                return span
+    return None
 
 
 _LOCATIVE_AFTER = re.compile(

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.decide import _candidate, asks_for_remedy, decide
+from kg.chat.decide import _candidate, asked_of, asks_for_remedy, decide
 from kg.chat.finish import polish
 from kg.chat.followup import definition_mentions
 from kg.chat.intents import parse
@@ -403,6 +403,19 @@ def test_a_which_question_about_a_named_subject_answers_with_a_term_linked_to_it
     hits = ["graphics-processing-unit", "special-function-unit", "streaming-multiprocessor"]
     question = "GPU 里专门加速正弦、余弦的单元叫什么？"
     assert _which_candidate(glossary, engine, question, hits) == "special-function-unit"
+    # in English the subject follows "which <kind> does": asked of pipeline parallelism as
+    # "…does it lean on?" is asked of "it"; its look-alike data parallelism is not linked to it
+    assert "allgather" in glossary.neighbours("pipeline-parallelism")
+    assert "data-parallelism" not in glossary.neighbours("pipeline-parallelism")
+    question = "Which collective op does pipeline parallelism lean on?"
+    linker = linker_for(glossary, engine)
+    parsed = parse(question)
+    subject = asked_of(parsed, linker.analyse(parsed))
+    assert subject is not None and subject.term_id == "pipeline-parallelism"
+    hits = ["pipeline-parallelism", "data-parallelism", "allgather"]
+    assert _which_candidate(glossary, engine, question, hits) == "allgather"
+    # a name inside the kind asked for is no subject ("Which TPU unit does …" asks of no TPU term)
+    assert asked_of(parse("Which kernel library is fast?"), Analysis()) is None
 
 
 def test_a_which_follow_up_prefers_the_neighbour_the_referents_own_text_names(
