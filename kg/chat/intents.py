@@ -616,6 +616,13 @@ _f(
 _f("relation", None, r"^(?P<a>.+?)(?:和|与|跟|同)(?P<b>.+?)(?:之间)?的?(?:关系|联系)(?:是什么|是啥)?$")
 _f("relation", None, rf"^(?P<x>.+?)(?:和|与|跟)(?:哪些|什么)(?:概念|术语|东西)?{_REL_ZH}")
 _f("relation", None, r"^(?P<x>.+?)的?(?:相关|关联)(?:概念|术语|词)")
+# "How do JAX and XLA relate?", "how are JAX and XLA related?": two names, then the verb
+_f(
+    "relation",
+    None,
+    r"^how (?:do|are|does|is) (?P<a>.+?) and (?P<b>.+?) (?:relate|related|connect|connected|tie together|"
+    r"tied together|fit together|work together|interact|linked)(?: to each other| to one another)?$",
+)
 _f("relation", None, r"^how (?:is|are) (?P<a>.+?) (?:related|connected|linked) to (?P<b>.+)$")
 _f("relation", None, r"^how (?:does|do) (?P<a>.+?) (?:relate|connect|tie in|link) (?:to|with) (?P<b>.+)$")
 _f(

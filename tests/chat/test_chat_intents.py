@@ -87,6 +87,8 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         # how one term relates to another, where it fits
         ("How does the SLO relate to the SLA?", "relation", ["slo", "sla"]),
         ("Where does AWQ fit relative to PTQ?", "relation", ["awq", "ptq"]),
+        ("how do JAX and XLA relate?", "relation", ["jax", "xla"]),
+        ("How are prefill and decode related to each other?", "relation", ["prefill", "decode"]),
         # the parts, kinds or members of a class the question opens with
         ("TPU 内部有哪些计算部件", "listing", ["tpu"]),
         ("图像生成流水线一般由哪几个模型组成？", "listing", ["图像生成流水线"]),
