@@ -88,6 +88,11 @@ _TW_WORDS = (
 )
 
 
+#: The Taiwan words of :data:`_TW_WORDS` that mean the same in this domain whatever the script
+#: ("资料" is documents in mainland usage, not data).
+_TW_WORDS_ANY_SCRIPT = (("平行", "并行"), ("推论", "推理"), ("批次处理", "批处理"), ("通讯", "通信"))
+
+
 @lru_cache(maxsize=1)
 def _tw2sp():  # pragma: no cover - trivial
     import opencc
@@ -219,6 +224,28 @@ def _zh_names(glossary: Glossary) -> _ZhNames:
     return _ZhNames(
         frozenset(names), masked, tuple(sorted({len(n) for n in names}, reverse=True)), text, sounds
     )
+
+
+#: Sounds a pinyin typist confuses: flat and curled initials, n/l, front and back nasals.
+_FUZZY_SOUNDS = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("ing", "in"), ("eng", "en"), ("ang", "an"))
+
+
+def _fuzzy(syllable: str) -> str:
+    for a, b in _FUZZY_SOUNDS:
+        syllable = syllable.replace(a, b)
+    return "l" + syllable[1:] if syllable.startswith("n") else syllable
+
+
+@lru_cache(maxsize=4096)
+def _readings(ch: str) -> frozenset[str]:
+    from pypinyin import Style, pinyin
+
+    return frozenset(_fuzzy(r) for r in pinyin(ch, style=Style.NORMAL, heteronym=True)[0])
+
+
+def _sounds_alike(a: str, b: str) -> bool:
+    """Whether two characters share a reading, up to the sounds typists confuse (纯/存, 律/率)."""
+    return bool(_readings(a) & _readings(b))
 
 
 def _sound(text: str) -> str:
@@ -450,6 +477,11 @@ def correct_chinese(text: str, glossary: Glossary) -> str:
                     continue  # "和专家并行": a neighbouring word glued to a name, not a typo of another
                 if k == 0 and n > 2 and simple[0] in _FRAME_CHARS:
                     continue  # "什么是上下文并形": the 是 of the frame, not a typo of 长上下文's 长
+                if name is not None and not _sounds_alike(simple[k], name[k]):
+                    # an input method's slip sounds like what was meant ("算术强渡", "前缀缓纯", "张亮
+                    # 并行"); another sound is another word: "注意力的变体", "注意力不集中", "主机内存
+                    # 带来", "我在看推理…", "输出速度" are no slips of 注意力头, 内存带宽, 在线推理, 输出长度
+                    continue
                 if name is not None:
                     out[i : i + n] = list(name)
                     i += n
@@ -780,6 +812,10 @@ def normalize(
     traditional = is_traditional(original)
     if traditional:
         text = from_taiwan(text, _zh_names(glossary).names if glossary is not None else ())
+    else:
+        # Taiwan wording typed in Simplified characters ("张量平行", "推论引擎")
+        for tw, cn in _TW_WORDS_ANY_SCRIPT:
+            text = text.replace(tw, cn)
     if glossary is not None:
         text = correct_chinese(text, glossary)
     return Question(original, text, traditional, tuple(warnings), pinyin)

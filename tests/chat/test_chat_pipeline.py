@@ -104,6 +104,10 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     assert q.traditional and q.original == "KV 快取是什麼？資料平行呢"
     assert "缓存" in q.text and "数据并行" in q.text
     assert not normalize("KV 缓存是什么", known_words(glossary)).traditional
+    # Taiwan wording typed in Simplified characters is the mainland word too ("资料" is not: in
+    # mainland usage it means documents)
+    q = normalize("张量平行和推论引擎是什么，参考资料呢", known_words(glossary), glossary=glossary)
+    assert "张量并行" in q.text and "推理引擎" in q.text and "资料" in q.text and not q.traditional
 
 
 def test_taiwan_phrase_conversion_keeps_the_glossarys_own_names(glossary: Glossary) -> None:
@@ -146,6 +150,15 @@ def test_one_edit_from_a_word_of_a_multiword_name(glossary: Glossary, question: 
         # of "什么是" is no typo of the name after it (长上下文)
         ("上下文并形是什么？", "上下文并行是什么？"),
         ("什么是上下文并形？", "什么是上下文并行？"),
+        # a four-character window is corrected only where the character sounds like the name's (a
+        # slip of a pinyin input method); another sound is another word, often the next one
+        ("算术强渡是什么意思", "算术强度是什么意思"),
+        ("前缀缓纯是什么", "前缀缓存是什么"),
+        ("注意力是什么", "注意力是什么"),  # not 注意力头 (head attention)
+        ("有哪些注意力的变体", "有哪些注意力的变体"),
+        ("孩子上课注意力不集中怎么办？", "孩子上课注意力不集中怎么办？"),
+        ("会给主机内存带来什么影响？", "会给主机内存带来什么影响？"),  # not 内存带宽
+        ("我在看推理存储方案", "我在看推理存储方案"),  # not 在线推理
     ],
 )
 def test_one_wrong_chinese_character(glossary: Glossary, question: str, text: str) -> None:
