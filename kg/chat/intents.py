@@ -749,6 +749,13 @@ _f(
     r"^what are (?P<x>(?:the |some |a few )?(?:(?:main|common|typical|representative|usual|key|major|popular)\s+)*"
     r"(?:methods|techniques|approaches|types|kinds|variants|examples|options|strategies|algorithms|formats))$",
 )
+# "What collective communication ops are there for multi-GPU?", "Which attention variants are
+# there?": the members of the class named before "are there"
+_f(
+    "listing",
+    None,
+    r"^(?:what|which) (?P<x>(?:[a-z0-9.+/-]+ ){0,4}[a-z0-9.+/-]+) are there\b.*$",
+)
 _f("listing", None, r"^(?:list|name|enumerate)(?: all| the| some| common)? (?P<x>.+)$")
 # "Which PTQ algorithms are commonly used?", "Which latency metrics should I track?": the members
 # of a class, asked by their use (one, "Which library gives you …", is a which question)
