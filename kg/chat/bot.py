@@ -33,7 +33,7 @@ from dataclasses import replace
 from kg.chat.alternatives import chosen_alternative
 from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
-from kg.chat.classnoun import names_a_kind_of_thing
+from kg.chat.classnoun import describes_a_kind, names_a_kind_of_thing
 from kg.chat.context import Ctx, detect_lang
 from kg.chat.counterpart import (
     asks_counterpart,
@@ -124,7 +124,9 @@ def answer(
         # "StableHLO 最后交给哪个编译器…": the subject, then the term it asks for beside it
         parsed.intent, parsed.facet = "relation", "asks"
         parsed.slots = [Slot(parsed.folded[opening.start : opening.end], opening.start, opening.end)]
-    elif names_a_kind_of_thing(glossary, parsed, analysis, question):
+    elif names_a_kind_of_thing(glossary, parsed, analysis, question) or describes_a_kind(
+        glossary, parsed, analysis, question
+    ):
         # "What's DeepSeek's GEMM library that does well on FP8?": the library, not GEMM
         parsed.intent = "which"
     ctx = Ctx(

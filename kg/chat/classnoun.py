@@ -22,7 +22,7 @@ from kg.chat.linking import Analysis
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["names_a_kind_of_thing"]
+__all__ = ["describes_a_kind", "names_a_kind_of_thing"]
 
 _CLASS = "|".join(sorted(CLASS_WORDS, key=len, reverse=True))
 #: After the name: a class noun (or its plural), then a relative clause that describes it, or the
@@ -64,3 +64,34 @@ def names_a_kind_of_thing(glossary: Glossary, parsed: Parsed, analysis: Analysis
     if any(s.start < first.end + m.end() and s.start >= first.end for s in inside[1:]):
         return False  # the class noun is (part of) another name the question links
     return not called_a(glossary, first.term_id, m.group("cls"))
+
+
+#: Words that open an elliptical follow-up before its noun phrase ("and …", "back to engines: …").
+_LEAD_IN = r"^(?:(?:and|so|ok|okay|also|then|now|what about|how about|back to [^:,;]+[:,;])\s*)*"
+#: A bare noun phrase ending in a class noun, with an optional clause or phrase after it that
+#: describes it ("the runs-anywhere C++ one that uses GGUF" has no class noun; "their tuned kernel
+#: library for Instinct chips" has): no verb of the question's own.
+_KIND_PHRASE = re.compile(
+    _LEAD_IN
+    + r"(?:the |a |an |their |its |our |your |[a-z0-9.+-]+'s )?"
+    + r"(?P<mods>(?:(?!(?:what|which|who|how|why|where|when|is|are|was|does|do|did|can)\b)[a-z0-9.+/-]+ ){0,4}?)"
+    + rf"(?P<cls>{_CLASS})(?:e?s)?"
+    + r"(?P<rest>(?: (?:that|which|for|from|used|with|on|in|of|built|made|designed|strong|good|known)\b[^?]*)?)"
+    + r"\s*\??\s*$"
+)
+
+
+def describes_a_kind(glossary: Glossary, parsed: Parsed, analysis: Analysis, asked: str) -> bool:
+    """An elliptical English follow-up that is a noun phrase naming a class ("and their tuned
+    kernel library for Instinct chips?", "deepseek's gemm kernel library that's strong on fp8?"):
+    it asks which term of that class fits, as "Which kernel library …?" would. A phrase whose
+    name is itself of that class and says nothing more ("the vLLM engine?") asks about that name.
+    """
+    if parsed.intent not in ("definition", "unknown") or parsed.facet is not None:
+        return False
+    m = _KIND_PHRASE.match(fold(asked).strip())
+    if m is None:
+        return False
+    if m.group("rest").strip():
+        return True
+    return not any(called_a(glossary, s.term_id, m.group("cls")) for s in analysis.spans)

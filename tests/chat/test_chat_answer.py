@@ -11,6 +11,7 @@ import pytest
 
 from kg.chat import ConversationState, answer
 from kg.chat.bot import MAX_QUESTION_CHARS
+from kg.chat.classnoun import describes_a_kind
 from kg.chat.intents import parse
 from kg.chat.linking import linker_for
 from kg.search.engine import SearchEngine
@@ -98,6 +99,26 @@ def test_a_name_before_a_class_noun_it_is_not_asks_for_another_term(
     assert_grounded(a, glossary)
     assert a.intent == "which"
     assert a.citations[0].term_id == term
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("and their tuned kernel library for Instinct chips?", True),  # read as a definition
+        ("deepseek's gemm kernel library that's strong on fp8?", True),
+        ("back to libraries: the kernel library that AMD tunes for Instinct chips?", True),
+        ("the vLLM engine?", False),  # the name is an engine itself: it asks about vLLM
+        ("What is the MXFP4 format?", False),  # a question frame, not a bare phrase
+    ],
+)
+def test_a_bare_phrase_naming_a_class_asks_which_term_of_it_fits(
+    glossary: Glossary, engine: SearchEngine, question: str, kind: bool
+) -> None:
+    parsed = parse(question)
+    analysis = linker_for(glossary, engine).analyse(parsed)
+    if parsed.intent != "which":  # (the parser reads "…, the X that …" as a which question itself)
+        assert describes_a_kind(glossary, parsed, analysis, question) is kind
+    assert (ask(glossary, engine, question).intent == "which") is kind
 
 
 @pytest.mark.parametrize(
