@@ -129,6 +129,16 @@ def test_a_qualified_class_word_is_its_head(glossary: Glossary, engine: SearchEn
     assert a.listed and a.listed == b.listed
 
 
+def test_a_name_before_a_word_for_its_kinds_is_the_class_listed(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "有哪些注意力的变体能让 KV cache 变小": the kinds of attention; KV cache, named after the
+    kinds word, only narrows them (it was taken for the class, the last name of the phrase)."""
+    a = answer(glossary, engine, "有哪些注意力的变体能让 KV cache 变小？")
+    assert a.intent == "listing" and a.focus == ["attention"]
+    assert "kv-cache" not in a.terms[:1]
+
+
 def test_a_class_no_term_names_lists_a_joint_line_in_its_order(
     glossary: Glossary, real_engine: SearchEngine
 ) -> None:

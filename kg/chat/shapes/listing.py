@@ -34,9 +34,13 @@ def listing(ctx: Ctx) -> Answer:
         exact = ctx.linker.engine.matcher.exact(head_text)
         if exact:
             central, ctx.linked_by = exact[0].term_id, "exact"
-        elif (spans := ctx.linker.spans_in(ctx.analysis, head_slot)) and not ctx.linker.unknown_in(
-            ctx.analysis, head_slot
+        elif (spans := ctx.linker.spans_in(ctx.analysis, head_slot)) and (
+            kinds_of := next((sp for sp in spans if _KINDS_AFTER.match(ctx.parsed.folded, sp.end)), None)
         ):
+            # "有哪些注意力的变体能让 KV cache 变小": the kinds of the name before "的变体", what
+            # follows only narrows them (KV cache is no class here)
+            central, ctx.linked_by = kinds_of.term_id, "mention"
+        elif spans and not ctx.linker.unknown_in(ctx.analysis, head_slot):
             # the head noun ends the class phrase: "LLM 推理引擎" lists inference engines, not LLMs
             central, ctx.linked_by = max(spans, key=lambda sp: (sp.end, -sp.start)).term_id, "mention"
     bare = not LIST_CLASS_TAIL.sub("", slot.text).strip() or asks_bare_examples(ctx.parsed)
@@ -164,6 +168,10 @@ def listing(ctx: Ctx) -> Answer:
 _LEAD = re.compile(
     r"^(?:常见|常用|主流|主要|典型|有名|著名)的?\s*|^(?:the )?(?:common|main|popular|typical|major|usual) "
 )
+
+
+#: After a name, a word for its kinds ("注意力的变体", "量化的方法"): the name is the class listed.
+_KINDS_AFTER = re.compile(r"\s*的?\s*(?:变体|变种|类型|种类|类别|方法|做法|实现方式|实现)")
 
 
 def _display(ctx: Ctx, head: str) -> str:
