@@ -503,7 +503,8 @@ def _coined_variant(
     comparison), only a modifier before a single name counts, whatever the question's intent."""
     compared = slot is not None
     if slot is None:
-        if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        works = parsed.intent == "howto_why" and _HOW_IT_WORKS_ZH.search(parsed.folded)
+        if (parsed.intent not in ("definition", "abbreviation") and not works) or not parsed.slots:
             return False
         slot = parsed.slots[0]
     f = parsed.folded
@@ -541,6 +542,9 @@ def _coined_variant(
     # a word one character off a glossary word is a typo ("PTQ 里的教准", "混合专家模形")
     return any(not lexical.near_known(w) for w in lexical.unknown_words(" ".join(modifiers)))
 
+
+#: "…是怎么工作的", "…是如何实现的": how the subject works, asked of a coinage as of a definition.
+_HOW_IT_WORKS_ZH = re.compile(r"(?:怎么|怎样|如何)(?:工作|运作|运行|实现|做到)的?\W*$")
 
 #: Chinese nouns for an aspect of a term ("原理是啥", "用途", "优缺点"): after a name they ask about
 #: it, they do not coin a variant of it, whether or not the glossary's texts use them.

@@ -527,6 +527,8 @@ def test_greetings_and_thanks_get_a_courteous_reply_and_keep_the_topic(
     [
         ("什么是 token 蒸发率？", True),  # after the name: 蒸发 is in no glossary text
         ("碎片化 MoE 聚变是什么？", True),  # around it
+        ("回旋 KV 缓存是怎么工作的？", True),  # how it works, asked of a coinage
+        ("分页注意力是怎么工作的？", False),
         ("混合专家模形是什么？", False),  # 模形: a same-sound slip of 模型, not a new word
         ("PagedAttention 原理是啥？", False),  # 原理 asks about an aspect of the name
     ],

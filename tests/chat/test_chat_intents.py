@@ -91,6 +91,8 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         ("Where does AWQ fit relative to PTQ?", "relation", ["awq", "ptq"]),
         ("how do JAX and XLA relate?", "relation", ["jax", "xla"]),
         ("How are prefill and decode related to each other?", "relation", ["prefill", "decode"]),
+        ("分页注意力是怎么工作的？", "howto_why", ["分页注意力"]),
+        ("稀疏注意力是如何实现的", "howto_why", ["稀疏注意力"]),
         # the parts, kinds or members of a class the question opens with
         ("TPU 内部有哪些计算部件", "listing", ["tpu"]),
         ("图像生成流水线一般由哪几个模型组成？", "listing", ["图像生成流水线"]),
