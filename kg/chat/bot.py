@@ -44,11 +44,11 @@ from kg.chat.counterpart import (
     opposite,
     side_words,
 )
-from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
+from kg.chat.decide import asked_of, asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical, versus_follow_up
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
-from kg.chat.genus import of_its_kind
+from kg.chat.genus import asks_family, genus_names, of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
@@ -205,6 +205,12 @@ def answer(
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
         side = owned_kind(ctx, question)
+        if side is not None:
+            ctx.decision.candidate, ctx.parsed.intent = side, "which"
+    if side is None and instance is None and ctx.decision.action == "answer":
+        # "What family of formats does it belong to?" after NVFP4: the class its own definition
+        # names as what it is ("…4 位浮点微缩放格式" → Microscaling formats), not NVFP4 again
+        side = _family_of(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if chosen is not None:
@@ -427,6 +433,32 @@ def _loose_demonstrative(ctx: Ctx) -> bool:
     if en:
         return not any(re.search(rf"\b{re.escape(en.group())}\b", n) for n in names)
     return True
+
+
+def _family_of(ctx: Ctx, question: str) -> str | None:
+    """The class a question asks its one subject (the referent, else the one term it names)
+    belongs to, when that term's own definitions give one (kg/chat/genus.py); else None."""
+    if not asks_family(question):
+        return None
+    if not (ctx.used_context and ctx.referent) and has_cjk(question):
+        # "AWQ 属于哪一类量化方法": a Chinese question about the term it opens with is a relation,
+        # the subject quoted first, as the blind writers cite it ("它属于哪一类…" asks the class)
+        return None
+    named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
+    opening = asked_of(ctx.parsed, ctx.analysis)  # "What family does GPTQ belong to?": GPTQ
+    subject = (
+        ctx.referent
+        if ctx.used_context and ctx.referent
+        else opening.term_id
+        if opening is not None
+        else named[0]
+        if len(named) == 1
+        else None
+    )
+    if subject is None:
+        return None
+    classes = [c for c in genus_names(ctx.glossary, subject) if c != subject]
+    return classes[0] if classes else None
 
 
 def _rank_followup(

@@ -22,7 +22,7 @@ from functools import lru_cache
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["CLASS_WORDS", "called_a", "genus_names", "kinds_of", "of_its_kind"]
+__all__ = ["CLASS_WORDS", "asks_family", "called_a", "genus_names", "kinds_of", "of_its_kind"]
 
 #: The first clause of a definition: up to the first clause mark, colon or " / " (a joint line).
 _FIRST_CLAUSE = re.compile(r"[，,。；;（(：:]|\s/\s")
@@ -160,3 +160,18 @@ def of_its_kind(glossary: Glossary, term_id: str, candidates: Iterable[str]) -> 
         genus = set(genus_names(glossary, term_id))
         hits = [t for t in pool if genus & set(genus_names(glossary, t))] if genus else []
     return hits[0] if len(hits) == 1 else None
+
+
+#: "What family of formats does it belong to?", "What's the family of formats it belongs to
+#: called?", "它属于哪一类格式？", "NVFP4 是哪个格式家族的？": the class the term is one of.
+_ASKS_FAMILY = re.compile(
+    r"\b(?:family|class|category|group|umbrella)\b[^?.]*\bbelongs?\b"
+    r"|\bbelongs?\s+to\s+(?:which|what)\s+(?:family|class|category|group)"
+    r"|\b(?:which|what)\s+(?:family|class|category|group)\b[^?.]*\b(?:is|does)\s+(?:it|this|that)\b"
+    r"|属于哪(?:一)?(?:类|种|个(?:家族|类别|系列))|是哪(?:一)?(?:类|个家族|个系列)的"
+)
+
+
+def asks_family(question: str) -> bool:
+    """Whether a question asks for the class (family, category) a term belongs to."""
+    return bool(_ASKS_FAMILY.search(fold(question)))

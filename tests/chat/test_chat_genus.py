@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kg.chat.bot import answer
-from kg.chat.genus import called_a, genus_names, kinds_of
+from kg.chat.genus import asks_family, called_a, genus_names, kinds_of
 from kg.chat.model import ConversationState
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -102,3 +102,35 @@ def test_of_its_kind_is_the_contrasted_one_else_the_same_genus(glossary: Glossar
     assert of_its_kind(glossary, "fp4", ["fp8", "graphics-processing-unit"]) == "fp8"
     assert of_its_kind(glossary, "fp4", ["graphics-processing-unit"]) is None
     assert of_its_kind(glossary, "fp4", []) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What family of formats does it belong to?", True),
+        ("What's the family of formats it belongs to called?", True),
+        ("It belongs to which category?", True),
+        ("它属于哪一类量化方法？", True),
+        ("NVFP4 是哪个家族的？", True),
+        ("What does it belong in?", False),
+        ("它属于训练还是推理？", False),  # a choice between two, not its class
+    ],
+)
+def test_a_question_for_the_class_a_term_belongs_to(question: str, asks: bool) -> None:
+    assert asks_family(question) is asks
+
+
+def test_the_class_asked_for_is_the_one_the_terms_own_definition_names(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "What family of formats does it belong to?" after NVFP4: its definition calls it a
+    "4 位浮点微缩放格式", so Microscaling formats answers, not NVFP4 again; a term whose
+    definition names no class is left to the other stages."""
+    assert genus_names(glossary, "nvfp4") == ["microscaling-formats"]
+    state = ConversationState()
+    answer(glossary, engine, "What is NVFP4?", context=state)
+    a = answer(glossary, engine, "What family of formats does it belong to?", context=state)
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == "microscaling-formats" and "nvfp4" in a.terms
+    b = answer(glossary, engine, "What family of methods does GPTQ belong to?")
+    assert b.citations[0].term_id == "post-training-quantization"
