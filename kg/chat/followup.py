@@ -45,12 +45,15 @@ MODEL_PATH = Path(__file__).parent / "data" / "followup_ranker.json"
 
 
 # "which …" / "哪个 …": a relation question that asks for a term by what it does to the referent
-_ASKS_WHICH = re.compile(r"哪(?:个|種|种|些|一|套|类|類|家|款|条|項|项)|\bwhich\b")
+_ASKS_WHICH = re.compile(
+    r"哪(?:个|種|种|些|一|套|类|類|家|款|条|項|项)|\bwhich\b|^(?:and )?what(?:'s| is)? (?:built|used|layered|based)\b"
+)
 
 
 def ranks(intent: str, question: str) -> bool:
     """Whether a follow-up of this intent is ranked: which, definition and how/why ones, and
-    relation questions that ask "which …" (the others, "它和 NVSwitch 是什么关系", keep the rules)."""
+    relation questions that ask "which …" or "what's built on / based on it" (the others, "它和
+    NVSwitch 是什么关系", keep the rules)."""
     return intent in RANKED_INTENTS or (intent == "relation" and bool(_ASKS_WHICH.search(question)))
 
 

@@ -124,6 +124,9 @@ def test_the_ranker_stays_out_of_an_engine_with_another_encoder(
         ("relation", "which collective op does it lean on?", True),
         ("relation", "它属于哪套接口标准？", True),
         ("relation", "它和 nvswitch 是什么关系？", False),
+        # "what is built on / based on it" asks for the term built on it, as "which" does
+        ("relation", "what's built on top of it to coordinate all gpus in a node?", True),
+        ("relation", "what is it related to?", False),
         ("comparison", "which is faster, it or tpot?", False),
         ("listing", "有哪些引擎用它？", False),
     ],
