@@ -54,7 +54,7 @@ from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
-from kg.chat.owned import owned_kind
+from kg.chat.owned import owned_implementation, owned_kind
 from kg.chat.references import (
     ZH_ADVERBS_AFTER_SUBJECT,
     choice_terms,
@@ -204,7 +204,7 @@ def answer(
     side = chosen[0] if chosen is not None else None
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
-        side = owned_kind(ctx, question)
+        side = owned_kind(ctx, question) or owned_implementation(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and ctx.decision.action == "answer":

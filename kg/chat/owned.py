@@ -23,7 +23,7 @@ from kg.chat.genus import CLASS_WORDS, called_a
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["owned_kind", "vendor_and_class"]
+__all__ = ["owned_implementation", "owned_kind", "vendor_and_class"]
 
 #: Chinese company names and the Latin names the sources write for them.
 _ZH_VENDORS = {"微软": "microsoft", "谷歌": "google", "英伟达": "nvidia", "华为": "huawei"}
@@ -105,6 +105,36 @@ def owned_kind(ctx: Ctx, question: str) -> str | None:
         if t not in named and g.terms[t].defined and called_a(g, t, cls)
     }
     owned = {t: v for t, v in owned.items() if v}
+    if not owned:
+        return None
+    order = {h.term_id: i for i, h in enumerate(ctx.retrieval.hits if ctx.retrieval else [])}
+    return min(owned, key=lambda t: (-owned[t], order.get(t, len(order)), t))
+
+
+#: "And NVIDIA's implementation of that?", "AMD's version of it", "NVIDIA 自己的实现呢": a vendor's
+#: own realisation of the term under discussion, not a class of things.
+_EN_IMPLEMENTATION = re.compile(
+    r"\b(?P<owner>[A-Z][A-Za-z0-9-]*)(?:'s|’s)\s+(?:own\s+)?(?:implementation|version|equivalent|library)\s+"
+    r"(?:of|for)\s+(?:it|that|this|them|those)\b"
+)
+_ZH_IMPLEMENTATION = re.compile(
+    r"(?P<owner>[A-Z][A-Za-z0-9-]*|"
+    + "|".join(_ZH_VENDORS)
+    + r")\s*(?:的|自己的|自家的|那边的)?\s*(?:实现|版本)"
+)
+
+
+def owned_implementation(ctx: Ctx, question: str) -> str | None:
+    """The term linked to the one under discussion that the vendor owns ("And NVIDIA's
+    implementation of that?" after GEMM → cuBLAS, whose first clause names NVIDIA); None when the
+    question asks no such thing, there is no referent, or no linked term is the vendor's."""
+    m = _EN_IMPLEMENTATION.search(question) or _ZH_IMPLEMENTATION.search(question)
+    if m is None or not (ctx.used_context and ctx.referent):
+        return None
+    vendor = fold(_ZH_VENDORS.get(m.group("owner"), m.group("owner")))
+    g = ctx.glossary
+    linked = [t for t in g.neighbours(ctx.referent) if t in g.terms and g.terms[t].defined]
+    owned = {t: v for t in linked if (v := _owned_by(g, t, vendor))}
     if not owned:
         return None
     order = {h.term_id: i for i, h in enumerate(ctx.retrieval.hits if ctx.retrieval else [])}

@@ -45,3 +45,19 @@ def test_a_named_term_of_the_vendor_is_left_to_the_other_stages(
 ) -> None:
     a = answer(glossary, engine, "OpenAI Triton 和 NVIDIA 的 Triton Inference Server 是一回事吗？")
     assert a.intent == "comparison" and {"triton", "triton-inference-server"} <= set(a.terms)
+
+
+def test_a_vendors_implementation_of_the_term_under_discussion(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "And NVIDIA's implementation of that?" after GEMM: of the terms linked to GEMM, the one
+    whose first clause names NVIDIA (cuBLAS); with nothing under discussion, no term is guessed."""
+    from kg.chat.model import ConversationState
+
+    s = ConversationState()
+    answer(glossary, engine, "What is GEMM?", context=s)
+    a = answer(glossary, engine, "And NVIDIA's implementation of that?", context=s)
+    assert a.citations and a.citations[0].term_id == "cublas"
+    assert a.decision["candidate"] == "cublas"
+    cold = answer(glossary, engine, "And NVIDIA's implementation of that?")
+    assert not cold.grounded and not cold.citations  # "that" points at nothing: it asks which term
