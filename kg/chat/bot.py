@@ -213,6 +213,12 @@ def answer(
         side = _family_of(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
+    if side is None and instance is None and ctx.decision.action == "answer":
+        # "And what was the default setup before engines adopted it?" after disaggregation: what
+        # it replaced is the term the sources contrast it with (aggregated serving)
+        side = _predecessor(ctx, question)
+        if side is not None:
+            ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if chosen is not None:
         # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
         # subject beside it (what ties them is quoted from it)
@@ -459,6 +465,30 @@ def _family_of(ctx: Ctx, question: str) -> str | None:
         return None
     classes = [c for c in genus_names(ctx.glossary, subject) if c != subject]
     return classes[0] if classes else None
+
+
+#: "…before engines adopted it?", "the default setup", "What did it replace?", "在引擎支持它之前",
+#: "默认的部署形态", "它取代了什么": what the term under discussion came after.
+_ASKS_PREDECESSOR = re.compile(
+    r"\bbefore\b[^?]*\b(?:adopted|supported|introduced|existed|came|took over|replaced|used)\b"
+    r"|\b(?:default|previous|older|original|traditional)\s+"
+    r"(?:setup|approach|way|form|option|design|method|mode|deployment)\b|\bwhat did (?:it|that|this) replace\b"
+    r"|\bpredecessor\b|之前[^？?]*(?:叫|是)|默认的|取代了(?:什么|谁)|接替了(?:什么|谁)|前身"
+)
+
+
+def _predecessor(ctx: Ctx, question: str) -> str | None:
+    """What a follow-up asks the term under discussion came after or replaced: the term the
+    sources contrast it with (its one ``confused_with`` partner, else the partner the search
+    ranks first); None when the question asks no such thing."""
+    if not (ctx.used_context and ctx.referent) or not _ASKS_PREDECESSOR.search(fold(question)):
+        return None
+    g = ctx.glossary
+    partners = [e.target if e.source == ctx.referent else e.source for e in g.confusables(ctx.referent)]
+    if not partners:
+        return None
+    order = {h.term_id: i for i, h in enumerate(ctx.retrieval.hits if ctx.retrieval else [])}
+    return min(partners, key=lambda t: (order.get(t, len(order)), t))
 
 
 def _rank_followup(

@@ -88,6 +88,19 @@ _TW_WORDS = (
 )
 
 
+#: Short forms of a glossary name that practitioners use and the sources spell out: "PD 分离", "P/D
+#: disagg" are prefill-decode disaggregation (000 writes "prefill-decode 分离" for 推理分离).
+_SHORT_FORMS = (
+    (re.compile(r"(?<![a-z0-9])(?:pd|p/d|prefill[-/ ]?decode)\s*分离", re.IGNORECASE), "推理分离"),
+    (
+        re.compile(
+            r"(?<![a-z0-9])(?:pd|p/d|prefill[-/ ]decode)\s+disagg(?:regation|regated|\.)?(?![a-z])",
+            re.IGNORECASE,
+        ),
+        "disaggregation",
+    ),
+)
+
 #: The Taiwan words of :data:`_TW_WORDS` that mean the same in this domain whatever the script
 #: ("资料" is documents in mainland usage, not data).
 _TW_WORDS_ANY_SCRIPT = (("平行", "并行"), ("推论", "推理"), ("批次处理", "批处理"), ("通讯", "通信"))
@@ -816,6 +829,8 @@ def normalize(
         # Taiwan wording typed in Simplified characters ("张量平行", "推论引擎")
         for tw, cn in _TW_WORDS_ANY_SCRIPT:
             text = text.replace(tw, cn)
+    for pattern, name in _SHORT_FORMS:
+        text = pattern.sub(name, text)
     if glossary is not None:
         text = correct_chinese(text, glossary)
     return Question(original, text, traditional, tuple(warnings), pinyin)

@@ -110,6 +110,38 @@ def test_traditional_and_taiwan_wording(glossary: Glossary) -> None:
     assert "张量并行" in q.text and "推理引擎" in q.text and "资料" in q.text and not q.traditional
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["什么是 PD 分离？", "P/D 分离是什么", "什么是 prefill-decode 分离？", "What is PD disaggregation?"],
+)
+def test_short_forms_of_disaggregation_name_it(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    """ "PD 分离" (000 writes "prefill-decode 分离") is 推理分离: it was refused (PD unknown) or
+    answered with Prefill."""
+    a = answer(glossary, engine, question)
+    assert a.citations and a.citations[0].term_id == "disaggregation", a.decision
+
+
+def test_what_the_term_under_discussion_replaced_is_its_contrasted_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "And what was the default setup before engines adopted it?" after disaggregation: the term
+    the sources contrast it with (aggregated serving); "before profiling it" asks no such thing."""
+    s = ConversationState()
+    answer(glossary, engine, "What is disaggregation?", context=s)
+    a = answer(glossary, engine, "And what was the default setup before engines adopted it?", context=s)
+    assert a.citations and a.citations[0].term_id == "aggregated-serving"
+    s = ConversationState()
+    answer(glossary, engine, "What is disaggregation?", context=s)
+    b = answer(glossary, engine, "在引擎支持它之前，默认的部署形态叫什么？", context=s)
+    assert b.citations and b.citations[0].term_id == "aggregated-serving"
+    from kg.chat.bot import _ASKS_PREDECESSOR
+
+    assert _ASKS_PREDECESSOR.search("what did it replace?")
+    assert not _ASKS_PREDECESSOR.search("how can i tell whether it is compute-bound before profiling it?")
+
+
 def test_taiwan_phrase_conversion_keeps_the_glossarys_own_names(glossary: Glossary) -> None:
     """OpenCC's tw2sp rewords 離線 as 脱机; where the characters, converted one by one, are a
     glossary name (离线推理) that name is kept; the rest is still reworded (快取 → 缓存)."""
