@@ -44,13 +44,14 @@ from kg.chat.counterpart import (
     opposite,
     side_words,
 )
-from kg.chat.decide import asked_of, asks_about_subject, asks_for_remedy, decide, subject_span
+from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical, versus_follow_up
 from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
-from kg.chat.genus import asks_family, genus_names, of_its_kind
+from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
+from kg.chat.lineage import family_of, predecessor
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
@@ -210,13 +211,13 @@ def answer(
     if side is None and instance is None and ctx.decision.action == "answer":
         # "What family of formats does it belong to?" after NVFP4: the class its own definition
         # names as what it is ("…4 位浮点微缩放格式" → Microscaling formats), not NVFP4 again
-        side = _family_of(ctx, question)
+        side = family_of(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And what was the default setup before engines adopted it?" after disaggregation: what
         # it replaced is the term the sources contrast it with (aggregated serving)
-        side = _predecessor(ctx, question)
+        side = predecessor(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if chosen is not None:
@@ -439,56 +440,6 @@ def _loose_demonstrative(ctx: Ctx) -> bool:
     if en:
         return not any(re.search(rf"\b{re.escape(en.group())}\b", n) for n in names)
     return True
-
-
-def _family_of(ctx: Ctx, question: str) -> str | None:
-    """The class a question asks its one subject (the referent, else the one term it names)
-    belongs to, when that term's own definitions give one (kg/chat/genus.py); else None."""
-    if not asks_family(question):
-        return None
-    if not (ctx.used_context and ctx.referent) and has_cjk(question):
-        # "AWQ 属于哪一类量化方法": a Chinese question about the term it opens with is a relation,
-        # the subject quoted first, as the blind writers cite it ("它属于哪一类…" asks the class)
-        return None
-    named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans))
-    opening = asked_of(ctx.parsed, ctx.analysis)  # "What family does GPTQ belong to?": GPTQ
-    subject = (
-        ctx.referent
-        if ctx.used_context and ctx.referent
-        else opening.term_id
-        if opening is not None
-        else named[0]
-        if len(named) == 1
-        else None
-    )
-    if subject is None:
-        return None
-    classes = [c for c in genus_names(ctx.glossary, subject) if c != subject]
-    return classes[0] if classes else None
-
-
-#: "…before engines adopted it?", "the default setup", "What did it replace?", "在引擎支持它之前",
-#: "默认的部署形态", "它取代了什么": what the term under discussion came after.
-_ASKS_PREDECESSOR = re.compile(
-    r"\bbefore\b[^?]*\b(?:adopted|supported|introduced|existed|came|took over|replaced|used)\b"
-    r"|\b(?:default|previous|older|original|traditional)\s+"
-    r"(?:setup|approach|way|form|option|design|method|mode|deployment)\b|\bwhat did (?:it|that|this) replace\b"
-    r"|\bpredecessor\b|之前[^？?]*(?:叫|是)|默认的|取代了(?:什么|谁)|接替了(?:什么|谁)|前身"
-)
-
-
-def _predecessor(ctx: Ctx, question: str) -> str | None:
-    """What a follow-up asks the term under discussion came after or replaced: the term the
-    sources contrast it with (its one ``confused_with`` partner, else the partner the search
-    ranks first); None when the question asks no such thing."""
-    if not (ctx.used_context and ctx.referent) or not _ASKS_PREDECESSOR.search(fold(question)):
-        return None
-    g = ctx.glossary
-    partners = [e.target if e.source == ctx.referent else e.source for e in g.confusables(ctx.referent)]
-    if not partners:
-        return None
-    order = {h.term_id: i for i, h in enumerate(ctx.retrieval.hits if ctx.retrieval else [])}
-    return min(partners, key=lambda t: (order.get(t, len(order)), t))
 
 
 def _rank_followup(

@@ -19,6 +19,7 @@ from kg.chat.decide import _candidate, asked_of, asks_for_remedy, decide
 from kg.chat.finish import polish
 from kg.chat.followup import definition_mentions
 from kg.chat.intents import parse
+from kg.chat.lineage import ASKS_PREDECESSOR
 from kg.chat.linking import Analysis, linker_for
 from kg.chat.model import Answer
 from kg.chat.normalize import (
@@ -123,23 +124,21 @@ def test_short_forms_of_disaggregation_name_it(
     assert a.citations and a.citations[0].term_id == "disaggregation", a.decision
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["And what was the default setup before engines adopted it?", "在引擎支持它之前，默认的部署形态叫什么？"],
+)
 def test_what_the_term_under_discussion_replaced_is_its_contrasted_term(
-    glossary: Glossary, engine: SearchEngine
+    glossary: Glossary, engine: SearchEngine, question: str
 ) -> None:
-    """ "And what was the default setup before engines adopted it?" after disaggregation: the term
-    the sources contrast it with (aggregated serving); "before profiling it" asks no such thing."""
+    """What disaggregation replaced is the term the sources contrast it with (aggregated serving);
+    "before profiling it" asks no such thing."""
     s = ConversationState()
     answer(glossary, engine, "What is disaggregation?", context=s)
-    a = answer(glossary, engine, "And what was the default setup before engines adopted it?", context=s)
+    a = answer(glossary, engine, question, context=s)
     assert a.citations and a.citations[0].term_id == "aggregated-serving"
-    s = ConversationState()
-    answer(glossary, engine, "What is disaggregation?", context=s)
-    b = answer(glossary, engine, "在引擎支持它之前，默认的部署形态叫什么？", context=s)
-    assert b.citations and b.citations[0].term_id == "aggregated-serving"
-    from kg.chat.bot import _ASKS_PREDECESSOR
-
-    assert _ASKS_PREDECESSOR.search("what did it replace?")
-    assert not _ASKS_PREDECESSOR.search("how can i tell whether it is compute-bound before profiling it?")
+    assert ASKS_PREDECESSOR.search("what did it replace?")
+    assert not ASKS_PREDECESSOR.search("how can i tell whether it is compute-bound before profiling it?")
 
 
 def test_taiwan_phrase_conversion_keeps_the_glossarys_own_names(glossary: Glossary) -> None:
