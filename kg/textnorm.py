@@ -44,6 +44,18 @@ def is_cjk_char(ch: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
+def readings(ch: str) -> frozenset[str]:
+    """The tone-less pinyin readings of one Chinese character, every one it may take (empty for
+    anything else): what a pinyin input method offers it for, so two characters sharing one are
+    slips of each other (校/教 jiao)."""
+    if not is_cjk_char(ch):
+        return frozenset()
+    from pypinyin import Style, pinyin
+
+    return frozenset(pinyin(ch, style=Style.NORMAL, heteronym=True)[0])
+
+
 def has_cjk(text: str) -> bool:
     """True when *text* contains at least one Chinese character."""
     return _CJK.search(text) is not None

@@ -44,7 +44,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kg.store import Glossary
-from kg.textnorm import fold, has_cjk, to_simplified
+from kg.textnorm import fold, has_cjk, readings, to_simplified
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -251,9 +251,7 @@ def _fuzzy(syllable: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _readings(ch: str) -> frozenset[str]:
-    from pypinyin import Style, pinyin
-
-    return frozenset(_fuzzy(r) for r in pinyin(ch, style=Style.NORMAL, heteronym=True)[0])
+    return frozenset(_fuzzy(r) for r in readings(ch))
 
 
 def _sounds_alike(a: str, b: str) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from kg.detached import detached
 from kg.search.tokenize import TOKENIZER_VERSION, Tokenizer
+from kg.textnorm import readings
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LexicalIndex"]
 
@@ -139,7 +139,7 @@ class LexicalIndex:
         index = self._one_off_index()
         for i, ch in enumerate(word):
             for known in index.get(f"{word[:i]}?{word[i + 1 :]}", ()):
-                if _sounds(ch) & _sounds(known[i]):
+                if readings(ch) & readings(known[i]):
                     return True
         return False
 
@@ -216,13 +216,3 @@ class LexicalIndex:
             # memory-mapped: a query reads only its tokens' columns, and replicas share the pages
             index._bm25 = _bm25_class().load(str(path / _BM25_DIR), show_progress=False, mmap=mmap)
         return index
-
-
-@lru_cache(maxsize=4096)
-def _sounds(ch: str) -> frozenset[str]:
-    """The toneless pinyin readings of one character (empty for anything but Chinese)."""
-    from pypinyin import Style, pinyin
-
-    if not "\u4e00" <= ch <= "\u9fff":
-        return frozenset()
-    return frozenset(pinyin(ch, style=Style.NORMAL, heteronym=True)[0])
