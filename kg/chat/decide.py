@@ -50,7 +50,15 @@ from kg.chat.counterpart import asks_counterpart, asks_opposite
 from kg.chat.intents import ASKS_ATTRIBUTE, LIST_CLASS_TAIL, TOPIC_SWITCH, Parsed, Slot, asks_bare_examples
 from kg.chat.linking import Analysis, Span
 from kg.chat.normalize import two_name_words
-from kg.chat.refusal import RefusalModel, name_parts, question_features, question_vector, text_words
+from kg.chat.refusal import (
+    RefusalModel,
+    glossary_text,
+    name_parts,
+    name_words,
+    question_features,
+    question_vector,
+    text_words,
+)
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import SearchEngine
 from kg.textnorm import fold, has_cjk
@@ -543,6 +551,44 @@ def _coined_variant(
     return any(not lexical.near_known(w) for w in lexical.unknown_words(" ".join(modifiers)))
 
 
+def _coined_prefix(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> bool:
+    """The subject of a definition is one glossary name under a Chinese modifier the glossary's
+    names never use and its texts never put before that name: "流式分页注意力是什么？", "影子…",
+    "追光解码是什么？", "权重漂移补偿量化是什么？" — a variant the glossary does not define, though the
+    modifier's words occur elsewhere in its texts (流式输出), so :func:`_coined_variant` lets it
+    pass. Modifiers made of name words ("模型算力利用率", "缓存命中律") or attested before the name,
+    and a lead of the question ("简单说说 XLA"), coin nothing."""
+    if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        return False
+    slot, f = parsed.slots[0], parsed.folded
+    inside = [s for s in analysis.spans if slot.start <= s.start and s.end <= slot.end]
+    if len(inside) != 1:
+        return False
+    span = inside[0]
+    modifier = f[slot.start : span.start].strip(" -")
+    if not (2 <= len(modifier) <= 6 and all("\u4e00" <= c <= "\u9fff" for c in modifier)):
+        return False
+    if _FUNCTION_CHARS.intersection(modifier) or _ASPECT_NOUNS.search(modifier) or _SPEECH.search(modifier):
+        return False
+    if engine.matcher.exact(modifier) or span.term_id not in engine.terms:
+        return False
+    names = {re.sub(r"\s+", "", fold(n)) for n in engine.terms[span.term_id].all_names()}
+    names.add(re.sub(r"\s+", "", f[span.start : span.end]))
+    if any(modifier[-2:] in n for n in names):
+        return False  # "缓存命中率": the modifier is part of the term's own name
+    text = glossary_text(engine)
+    if any(modifier[-2:] + n in text for n in names):
+        return False  # attested: the sources put these words before the name
+    import jieba
+
+    known = name_words(engine)
+    return not all(w in known for w in jieba.lcut(modifier) if w.strip())
+
+
+#: Verbs of a request that may lead a slot ("简单说说 XLA 是做什么的"): no modifier of the name.
+_SPEECH = re.compile("说|讲|介绍|解释|聊|问|谈")
+
+
 #: "…是怎么工作的", "…是如何实现的": how the subject works, asked of a coinage as of a definition.
 _HOW_IT_WORKS_ZH = re.compile(r"(?:怎么|怎样|如何)(?:工作|运作|运行|实现|做到)的?\W*$")
 
@@ -773,6 +819,7 @@ def decide(
     if (
         _made_up_subject(engine, parsed, analysis)
         or _coined_variant(engine, parsed, analysis)
+        or _coined_prefix(engine, parsed, analysis)
         or _coined_english_modifier(engine, parsed, analysis)
     ):
         # "What is Mamba-3 attention?": a name the glossary has never seen, nor anything like it;

@@ -152,6 +152,26 @@ def name_parts(engine: SearchEngine) -> _NameParts:
 
 
 @lru_cache(maxsize=8)
+def glossary_text(engine: SearchEngine) -> str:
+    """Every name, definition and note of the glossary, folded and with no whitespace, as one
+    string: whether two words ever stand side by side in the sources' texts."""
+    parts: list[str] = []
+    for t in engine.terms.values():
+        parts += [*t.all_names(), *(d.text for d in t.definitions), *(d.note or "" for d in t.definitions)]
+    return re.sub(r"\s+", "", fold("\n".join(parts)))
+
+
+@lru_cache(maxsize=8)
+def name_words(engine: SearchEngine) -> frozenset[str]:
+    """The words (jieba's) of every glossary name, folded: 影子 of 影子流量, 模型 of 稠密模型."""
+    import jieba
+
+    return frozenset(
+        w for t in engine.terms.values() for n in t.all_names() for w in jieba.lcut(fold(n)) if w.strip()
+    )
+
+
+@lru_cache(maxsize=8)
 def text_words(engine: SearchEngine) -> tuple[str, ...]:
     """Every Latin word (folded, sorted) of the glossary's names, definitions and notes."""
     words: set[str] = set()

@@ -210,6 +210,20 @@ def test_comparison_of_two_names_of_one_term(glossary: Glossary, engine: SearchE
     assert a.terms == ["time-to-first-token"]
 
 
+@pytest.mark.slow
+def test_a_side_only_retrieval_found_is_no_other_name_of_the_named_side(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # 华光互连 names nothing; the production search ranks InfiniBand first for it, but calling the
+    # two "names of one concept" would invent an alias: the answer says the side is unknown
+    a = ask(glossary, real_engine, "华光互连和 InfiniBand 有什么区别？")
+    assert "同一个概念" not in a.answer
+    assert a.terms == ["infiniband"] and "找不到" in a.answer, a.answer
+    # two names of one term still say so
+    a = ask(glossary, real_engine, "in-flight batching 和 continuous batching 有区别吗")
+    assert "同一个概念" in a.answer and a.terms == ["continuous-batching"], a.answer
+
+
 def test_comparison_with_an_unknown_side_says_so(glossary: Glossary, engine: SearchEngine) -> None:
     a = ask(glossary, engine, "What is the difference between ZeRO-Infinity and tensor parallelism?")
     assert_grounded(a, glossary)
@@ -531,6 +545,11 @@ def test_greetings_and_thanks_get_a_courteous_reply_and_keep_the_topic(
         ("分页注意力是怎么工作的？", False),
         ("混合专家模形是什么？", False),  # 模形: a same-sound slip of 模型, not a new word
         ("PagedAttention 原理是啥？", False),  # 原理 asks about an aspect of the name
+        # a modifier before the name whose words no glossary name uses, never put before it
+        ("流式分页注意力是什么？", True),
+        ("追光解码是什么？", True),
+        ("模型算力利用率是什么？", False),  # 模型 is a word of glossary names
+        ("简单说说 XLA 是做什么的？", False),  # a lead of the request, not a modifier
     ],
 )
 def test_coined_words_around_a_known_name_are_refused_typos_and_aspects_not(

@@ -108,6 +108,13 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         ("Anything in the glossary about NCCL?", "definition", ["nccl"]),
         ("术语表里 KV cache 是怎么定义的", "definition", ["kv cache"]),
         ("词表里怎么说 PyTorch？", "definition", ["pytorch"]),
+        # 同 inside 不同 is no "and": the sides are scale-out (with its description) and scale-up
+        (
+            "连接不同服务器的scale-out网络跟scale-up有啥区别",
+            "comparison",
+            ["连接不同服务器的scale-out网络", "scale-up"],
+        ),
+        ("NVLink 同 InfiniBand 有什么区别", "comparison", ["nvlink", "infiniband"]),
         # a pronoun beside a namesake's description ("the same X as" has its own frame)
         (
             "Is that the same Triton NVIDIA uses for serving models?",

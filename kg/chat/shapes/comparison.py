@@ -56,6 +56,15 @@ def comparison(ctx: Ctx) -> Answer:
             a, b = kinds
         else:
             a, b = a or kinds[0], b or kinds[1]
+    if (
+        a is not None
+        and b is not None
+        and a.term_id == b.term_id
+        and (a.method == "search") != (b.method == "search")
+    ):
+        # "华光互连和 InfiniBand 有什么区别？": a side that only retrieval found is no name of the
+        # term the other side names; calling both "names of one concept" would invent an alias
+        a, b = (None, b) if a.method == "search" else (a, None)
     if a is None and b is None:
         return refuse(ctx)
     if a is None or b is None:
