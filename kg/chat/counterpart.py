@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kg.contrasts import opposite_names
 from kg.store import Glossary
 from kg.textnorm import fold
 
@@ -171,6 +172,11 @@ def opposite(glossary: Glossary, anchor: str) -> str | None:
     if anchor not in glossary.terms:
         return None
     contrasted = [t for t in glossary.neighbours(anchor, types=("confused_with",)) if t != anchor]
+    if len(contrasted) > 1:
+        # several contrasts ("离线推理": online inference, and latency, which it does not aim at):
+        # the one whose name differs from the anchor's by an opposite modifier (在线 / 离线)
+        me = glossary.terms[anchor]
+        contrasted = [t for t in contrasted if opposite_names(me, glossary.terms[t])]
     return contrasted[0] if len(contrasted) == 1 else None
 
 

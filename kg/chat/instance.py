@@ -25,6 +25,13 @@ _ASKS_NAME = re.compile(
     r"叫什么|叫啥|什么名字|名字是|是什么|是啥|靠什么|靠的是|用什么|用的是|哪个|哪种|"
     r"\bcalled\b|\bname\b|\bwhat(?:'s| is| are)\b|\bwhich\b|\bwhat (?:mechanism|technique|method)\b"
 )
+#: What follows the kind's name: a generic class word at most, then the question ("它那个前缀缓存
+#: 技术叫什么？", "its prefix cache?") — not more nouns, which make the name a modifier of another
+#: thing ("它的显存碎片问题靠哪个技术解决？" asks about fragmentation, not about its 显存).
+_KIND_ENDS = re.compile(
+    r"\s*(?:技术|机制|方案|方法|功能|实现|版本|特性|技巧|组件|库|格式|\s+(?:technique|mechanism|feature|"
+    r"implementation|version|library|format|scheme))?\s*(?:$|[?？.。!！,，]|呢|叫|是|用|靠|\bcalled\b|\bis\b)"
+)
 #: Intents whose answer may be another term (a comparison or a listing has its own shape).
 _INTENTS = frozenset(["which", "relation", "definition", "unknown"])
 
@@ -45,7 +52,10 @@ def own_instance(ctx: Ctx) -> str | None:
         (
             s
             for s in ctx.analysis.spans
-            if s.start >= p.end and s.term_id != ref and _OWNS.match(f[p.end : s.start])
+            if s.start >= p.end
+            and s.term_id != ref
+            and _OWNS.match(f[p.end : s.start])
+            and _KIND_ENDS.match(f, s.end)
         ),
         None,
     )

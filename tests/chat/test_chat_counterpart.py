@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.counterpart import asks_counterpart, counterpart, counterpart_in, side_words
+from kg.chat.counterpart import asks_counterpart, counterpart, counterpart_in, opposite, side_words
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from tests.chat.chat_helpers import assert_grounded
@@ -121,3 +121,13 @@ def test_what_a_named_term_uses_in_place_of_the_one_under_discussion(
     a = answer(glossary, engine, follow_up, context=state)
     assert_grounded(a, glossary)
     assert a.citations[0].term_id == "radixattention"
+
+
+def test_the_opposite_of_a_term_with_several_contrasts_is_the_one_named_by_an_opposite_modifier(
+    glossary: Glossary,
+) -> None:
+    # 离线推理 is contrasted with 在线推理 and with 延迟 ("唯一目标是每美元最多 token，而不是延迟"):
+    # its opposite is the one whose name differs by 在线 / 离线
+    contrasted = glossary.neighbours("offline-inference", types=("confused_with",))
+    assert {"online-inference", "latency"} <= set(contrasted)
+    assert opposite(glossary, "offline-inference") == "online-inference"

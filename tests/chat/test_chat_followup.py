@@ -152,6 +152,15 @@ def test_the_kind_its_pronoun_owns_is_answered_by_the_instance_its_text_names(
     assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
 
 
+def test_a_name_that_only_modifies_another_noun_is_no_kind_the_pronoun_owns(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "它的显存碎片问题": the question is about fragmentation, not about KV cache's own 显存, so the
+    # term KV cache's text writes before 显存 ("推理显存" → inference) is no answer
+    (_, a), _ = converse(glossary, engine, "KV cache 是干嘛用的？", "它的显存碎片问题靠哪个技术解决？")
+    assert a.citations and a.citations[0].term_id != "inference"
+
+
 def test_the_owner_named_and_the_kind_pointed_at_give_the_owners_instance(
     glossary: Glossary, engine: SearchEngine
 ) -> None:
