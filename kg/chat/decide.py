@@ -44,6 +44,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from kg.chat.counterpart import asks_counterpart, asks_opposite
@@ -477,7 +478,7 @@ def _made_up_subject(
     unknown = list(zip(analysis.unknown, analysis.unknown_ranges, strict=True))
     unknown += analysis.capitalised
     for tok, (a, b) in unknown:
-        if not (slot.start <= a and b <= slot.end) or _near_name(engine, tok):
+        if not (slot.start <= a and b <= slot.end) or _near_name(engine, tok) or _known_parts(engine, tok):
             continue
         rest = f[b : slot.end]
         if (
@@ -487,6 +488,28 @@ def _made_up_subject(
         ):
             return True
     return False
+
+
+def _known_parts(engine: SearchEngine, token: str) -> bool:
+    """A hyphenated word whose every part the glossary's texts use ("KV-aware": KV, and aware of
+    "cache-aware"): a paraphrase of a name, not an invented one ("Mamba-3", "FooBar-9")."""
+    parts = [p for p in fold(token).split("-") if p]
+    if len(parts) < 2:
+        return False
+    vocabulary = _text_word_parts(engine)
+    names = name_parts(engine).names
+    return all(
+        len(p) >= 2
+        and not p.isdigit()
+        and (p in vocabulary or any(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", n) for n in names))
+        for p in parts
+    )
+
+
+@lru_cache(maxsize=8)
+def _text_word_parts(engine: SearchEngine) -> frozenset[str]:
+    """The glossary texts' Latin words and the parts of their hyphenated ones ("cache-aware": aware)."""
+    return frozenset(x for w in text_words(engine) for x in (w, *w.split("-")) if x)
 
 
 _CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]")

@@ -570,6 +570,16 @@ def test_typo_of_a_name_is_not_a_made_up_name(glossary: Glossary, engine: Search
     assert a.decision["reason"] != "unknown_name"
 
 
+def test_a_hyphenated_word_of_known_parts_is_not_a_made_up_name(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "KV-aware": KV is a name word, "aware" a word of "cache-aware"; 000 calls it KV 感知路由
+    a = answer(glossary, engine, "What is KV-aware routing?")
+    assert a.decision["reason"] != "unknown_name"
+    a = answer(glossary, engine, "What is vortex-KV caching?")  # vortex: no glossary word
+    assert a.decision["reason"] == "unknown_name"
+
+
 @pytest.mark.parametrize(
     ("question", "grounded"),
     [

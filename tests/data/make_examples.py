@@ -24,6 +24,7 @@ SOURCES = (
     "refusal_indomain_train3.jsonl",
     "examples_train4.jsonl",
     "examples_train5.jsonl",
+    "examples_train6.jsonl",
 )
 
 
