@@ -649,15 +649,20 @@ def _coined_english_modifier(
     explain tessellate decoding for LLM serving?" — a variant the glossary does not define (the
     English twin of :func:`_coined_variant`). A word the texts use, or a form of one ("greedy
     decoding"; "disaggregated serving": disaggregation), is no such coinage. With *slot*, the same
-    of that slot whatever the question's intent (a side of a comparison)."""
+    of that slot whatever the question's intent (a side of a comparison). "How does braid
+    parallelism split MoE experts?" asks how such a subject works: its first two words count."""
+    subject_first = False
     if slot is None:
-        if parsed.intent not in ("definition", "abbreviation") or not parsed.slots:
+        subject_first = parsed.intent == "howto_why" and bool(_HOW_DOES.match(parsed.folded))
+        if (parsed.intent not in ("definition", "abbreviation") and not subject_first) or not parsed.slots:
             return False
         slot = parsed.slots[0]
     text = _PREPOSITION_TAIL.split(parsed.folded[slot.start : slot.end], maxsplit=1)[0]
     words = text.strip(" -?？.!").split()
     if words and words[0] in ("a", "an", "the"):
         words = words[1:]
+    if subject_first:
+        words = words[:2]
     if len(words) != 2:
         return False
     modifier, head = words
@@ -670,6 +675,9 @@ def _coined_english_modifier(
     i = bisect_left(vocabulary, stem)
     return not (i < len(vocabulary) and vocabulary[i].startswith(stem))
 
+
+#: "How does <subject> …?": a how-it-works question whose subject opens its slot.
+_HOW_DOES = re.compile(r"^how (?:does|do|did|can|could|would|will|is|are) ")
 
 _PREPOSITION_TAIL = re.compile(r"\s+(?:in|for|on|of|with|at|from|used|inside|within|during|when)\b")
 

@@ -570,6 +570,7 @@ def test_coined_words_around_a_known_name_are_refused_typos_and_aspects_not(
         "Can you explain tessellate decoding for LLM serving?",
         "What is vortex batching?",
         "What's the difference between vortex batching and continuous batching?",  # a side
+        "How does braid parallelism split MoE experts across GPUs?",  # how such a subject works
     ],
 )
 def test_a_known_head_under_a_coined_english_modifier_is_refused(
@@ -591,6 +592,8 @@ def test_a_known_head_under_a_coined_english_modifier_is_refused(
         ("What is the acronym TTFT?", "time-to-first-token"),  # a word of the question's frame
         ("How's goodput different from plain throughput?", "goodput"),  # a plain adjective
         ("chunkd prefill vs normal prefill", "chunked-prefill"),  # a typo of a name word
+        ("How does ring attention reduce memory?", "ring-attention"),  # a name as a whole
+        ("How does continuous batching improve throughput?", "continuous-batching"),
     ],
 )
 def test_an_english_modifier_the_glossary_uses_is_no_coinage(
