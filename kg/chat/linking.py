@@ -421,6 +421,9 @@ class Linker:
         if exact:
             return Link(exact[0].term_id, "exact", 1.0, slot.start, slot.end, exact[0].name), []
         spans = self.spans_in(analysis, slot)
+        tail = self._tail_named(slot, spans[-1]) if spans else None
+        if tail is not None:
+            return tail, []
         head = _head(slot, spans, prefer) if spans else None
         if head is not None:
             return Link.mention(self._named_kind(slot, spans, head)), []
@@ -435,6 +438,27 @@ class Linker:
             if fb is not None:
                 return Link.mention(fb), []
         return None, self.nearest(slot.text)
+
+    def _tail_named(self, slot: Slot, head: Span) -> Link | None:
+        """ "the KV cache hit rate": words after the head name that, with the name's last word,
+        end exactly one other term's English name ("prefix cache hit rate") ask for that term —
+        the name before them only narrows it. English only; the words must run to the slot's end."""
+        text = fold(slot.text)
+        name = fold(head.name or "")
+        rest = text[head.end - slot.start :].strip(" -?？.!")
+        if not name or not rest or not re.fullmatch(r"[a-z][a-z0-9 \-]*", rest) or not name.isascii():
+            return None
+        tail = f"{name.split()[-1]} {rest}"
+        rx = re.compile(rf"(?:^|\s){re.escape(tail)}$")
+        found = {
+            t.id
+            for t in self.glossary.terms.values()
+            if t.id != head.term_id and any(rx.search(fold(n)) for n in t.all_names())
+        }
+        if len(found) != 1:
+            return None
+        tid = found.pop()
+        return Link(tid, "mention", 1.0, head.start, slot.end, tail)
 
     def _named_kind(self, slot: Slot, spans: list[Span], head: Span) -> Span:
         """ "the vLLM engine", "the FlashAttention kernel": a class noun that is a term of its own

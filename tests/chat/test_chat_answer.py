@@ -786,3 +786,19 @@ def test_an_exact_name_does_not_outvote_a_model_all_but_sure_of_another_field(
 ) -> None:
     a = ask(glossary, real_engine, question)
     assert (not a.grounded) is refused, (a.decision, a.terms)
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        # "cache hit rate" ends "Prefix cache hit rate": the words after KV cache ask for that term
+        ("What's the KV cache hit rate?", "prefix-cache-hit-rate"),
+        ("What is the KV cache?", "kv-cache"),
+    ],
+)
+def test_words_after_a_name_that_end_another_terms_name_ask_for_that_term(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    a = ask(glossary, engine, question)
+    assert_grounded(a, glossary)
+    assert a.citations[0].term_id == term
