@@ -876,6 +876,14 @@ _f(
     r"^how (?:is|are|do you|do we|to) (?P<x>.+?) (?:measured|calculated|computed|defined|measure|calculate|compute|define)$",
 )
 _f("definition", "measure", r"^what does (?P<x>.+?) (?:measure|quantify|count)$")
+# "In speculative decoding, what role does the small draft model play?": the role of the term the
+# question asks about, not of the setting it names first
+_f(
+    "definition",
+    None,
+    r"^(?:in [^,，]+[,，]\s*)?what (?:role|part|job|function) (?:does|do) (?P<x>.+?) (?:play|serve|have|do)"
+    r"(?:\s+(?:in|for|within|during)\s+.+)?$",
+)
 _f("howto_why", None, r"^(?P<x>.+?)(?:为什么|为何|为啥)(?P<rest>.*)$")
 _f("howto_why", None, r"^(?:为什么|为何|为啥)(?P<x>.+)$")
 _f(

@@ -108,6 +108,13 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         ("Anything in the glossary about NCCL?", "definition", ["nccl"]),
         ("术语表里 KV cache 是怎么定义的", "definition", ["kv cache"]),
         ("词表里怎么说 PyTorch？", "definition", ["pytorch"]),
+        # the role of the term asked about, not of the setting named first
+        (
+            "In speculative decoding, what role does the small draft model play?",
+            "definition",
+            ["small draft model"],
+        ),
+        ("What role does the draft model play in speculative decoding?", "definition", ["draft model"]),
         # 同 inside 不同 is no "and": the sides are scale-out (with its description) and scale-up
         (
             "连接不同服务器的scale-out网络跟scale-up有啥区别",
