@@ -205,9 +205,10 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     )
 ]
 _COUNTERPART = re.compile(r"的对应(?:实现|指标|版本|产品|方案|物|技术|部件|组件|概念|方案|角色)")
-# "受 X 限制 / 约束 / 制约": the clause names what bounds its subject; "目标是 X" / "重点是 X" /
-# "追求 X": what it aims at. Either way "…，而不是 Y" then sets the owner against Y.
-_BOUND_BY = re.compile(r"受[^，,]*(?:限制|约束|制约|主导|支配)|目标是|重点是|追求|看重|在乎|优化的是")
+# "受 X 限制 / 约束 / 制约": the clause names what bounds its subject. (What it aims at, "目标是 X，而
+# 不是 Y", sets no such pair: 离线推理 / 延迟 is a contrast to one blind writer, another axis to
+# another, and no one mixes the two up.)
+_BOUND_BY = re.compile(r"受[^，,]*(?:限制|约束|制约|主导|支配)")
 _FORMER_LATTER = re.compile(r"前者.*后者")
 # "不是 X，而是 Y" / "并非 X 而是 Y" / "not X but Y": X and Y, both named
 _NOT_BUT = re.compile(
@@ -461,8 +462,7 @@ def marker_contrasts(owner: Term, text: str, res: NameResolver, doc: str, line: 
                     subject = subject or owner.id
                     if subject != owner.id and _BOUND_BY.search(last):
                         # "计算受限：性能主要受可用 FLOPS 限制，而不是内存带宽": what bounds the owner
-                        # is set against the other side, and so is the owner it defines ("离线推理…
-                        # 唯一目标是每美元最多 token，而不是延迟": what it aims at, likewise)
+                        # is set against the other side, and so is the owner it defines
                         out.extend(
                             Contrast(owner.id, tid, kind, sent.strip(), doc, line)
                             for tid in _targets(phrase, owner, res)

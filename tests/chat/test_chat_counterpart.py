@@ -123,11 +123,11 @@ def test_what_a_named_term_uses_in_place_of_the_one_under_discussion(
     assert a.citations[0].term_id == "radixattention"
 
 
-def test_the_opposite_of_a_term_with_several_contrasts_is_the_one_named_by_an_opposite_modifier(
+def test_the_opposite_of_a_term_with_several_contrasts_is_the_one_named_by_an_opposite_word(
     glossary: Glossary,
 ) -> None:
-    # 离线推理 is contrasted with 在线推理 and with 延迟 ("唯一目标是每美元最多 token，而不是延迟"):
-    # its opposite is the one whose name differs by 在线 / 离线
-    contrasted = glossary.neighbours("offline-inference", types=("confused_with",))
-    assert {"online-inference", "latency"} <= set(contrasted)
-    assert opposite(glossary, "offline-inference") == "online-inference"
+    # Benchmark (intelligence) is contrasted with Benchmark (performance) and with Evals: its
+    # opposite is the one whose name differs by an opposite qualifier (intelligence / performance)
+    contrasted = glossary.neighbours("benchmark-intelligence", types=("confused_with",))
+    assert {"benchmark-performance", "evals"} <= set(contrasted)
+    assert opposite(glossary, "benchmark-intelligence") == "benchmark-performance"

@@ -116,12 +116,8 @@ def _pairs(owner: str, text: str) -> set[tuple[str, str, str]]:
             {("bw", "eth", "instead"), ("eth", "tp", "instead")},
         ),
         ("tp", "性能主要看 HBM 带宽，而不是 Ethernet。", {("bw", "eth", "instead")}),
-        # "目标是 X，而不是 Y": what the owner aims at, and the owner itself, against Y
-        (
-            "tp",
-            "唯一目标是每美元最多 HBM 带宽，而不是 Ethernet。",
-            {("bw", "eth", "instead"), ("eth", "tp", "instead")},
-        ),
+        # "目标是 X，而不是 Y": what the owner aims at sets only X against Y, not the owner
+        ("tp", "唯一目标是每美元最多 HBM 带宽，而不是 Ethernet。", {("bw", "eth", "instead")}),
         # clauses that fill one slot with different terms; a list in one clause is no slot
         ("llm", "A 求和（TTFT 用）；B 拼齐（TPOT 用）。", {("tpot", "ttft", "parallel")}),
         ("llm", "聊天重 TTFT，批处理重 TPOT。", {("tpot", "ttft", "parallel")}),
