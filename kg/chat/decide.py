@@ -55,7 +55,7 @@ from kg.chat.refusal import (
     RefusalModel,
     glossary_text,
     name_parts,
-    name_words,
+    name_segments,
     question_features,
     question_vector,
     text_words,
@@ -604,7 +604,7 @@ def _coined_prefix(engine: SearchEngine, parsed: Parsed, analysis: Analysis) -> 
         return False  # attested: the sources put these words before the name
     import jieba
 
-    known = name_words(engine)
+    known = name_segments(engine)
     return not all(w in known for w in jieba.lcut(modifier) if w.strip())
 
 

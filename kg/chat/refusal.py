@@ -162,7 +162,7 @@ def glossary_text(engine: SearchEngine) -> str:
 
 
 @lru_cache(maxsize=8)
-def name_words(engine: SearchEngine) -> frozenset[str]:
+def name_segments(engine: SearchEngine) -> frozenset[str]:
     """The words (jieba's) of every glossary name, folded: 影子 of 影子流量, 模型 of 稠密模型."""
     import jieba
 
