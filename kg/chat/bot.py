@@ -50,7 +50,7 @@ from kg.chat.finish import polish
 from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
 from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
-from kg.chat.intents import Parsed, Slot, is_demonstrative, parse
+from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative, parse
 from kg.chat.lineage import family_of, predecessor
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.model import Answer, ConversationState
@@ -195,7 +195,7 @@ def answer(
         # clause after the name only ties it to the term under discussion
         ctx.decision.candidate = ctx.referent = relative
         ctx.parsed.intent, ctx.pronoun = "definition", None
-    instance = own_instance(ctx) if ctx.decision.action == "answer" else None
+    instance = own_instance(ctx, question) if ctx.decision.action == "answer" else None
     if instance is not None:
         # "它那个前缀缓存技术叫什么？" after SGLang: the one its own text names (RadixAttention),
         # first: the pronoun owns the kind, it is not the subject the answer is quoted from
@@ -225,7 +225,7 @@ def answer(
         # subject beside it (what ties them is quoted from it)
         ctx.decision.candidate, ctx.referent = chosen
         ctx.parsed.intent = "which"
-    if instance is None and side is None and _answered_by_referent(ctx):
+    if instance is None and side is None and (_answered_by_referent(ctx) or _asked_again_as_relation(ctx)):
         # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
         # all-reduce 同步), so TP is quoted first, then the term asked for beside it
         ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"
@@ -318,6 +318,20 @@ def _owned_by_pronoun(ctx: Ctx, term_id: str) -> bool:
         s.term_id == term_id and s.start >= p.end and _OWNED.match(f[p.end : s.start])
         for s in ctx.analysis.spans
     )
+
+
+def _asked_again_as_relation(ctx: Ctx) -> bool:
+    """ "那前一个靠哪种集合通信来同步结果？" (answered as a relation: TP quoted first, AllReduce beside
+    it) then "后一个呢？": the same question about the other item keeps the shape of its answer (PP
+    first, AllGather beside it), when the term asked for is linked to the new subject."""
+    d, state = ctx.decision, ctx.state
+    if not ctx.reasked or state is None or not state.turns or state.turns[-1].intent != "relation":
+        return False
+    if ctx.parsed.intent != "which" or not ctx.used_context or not ctx.referent or d is None:
+        return False
+    if not d.candidate or d.candidate == ctx.referent or d.candidate not in ctx.glossary:
+        return False
+    return d.candidate in ctx.glossary.neighbours(ctx.referent)
 
 
 def _answered_by_referent(ctx: Ctx) -> bool:
@@ -502,6 +516,8 @@ def _reasked(
     if not last.grounded or last.intent in ("comparison", "definition", "abbreviation"):
         return None  # comparisons continue in their shape; "And X?" after a definition defines X
     named = list(dict.fromkeys(s.term_id for s in analysis.spans))
+    if not named:
+        return _reasked_of_other_item(glossary, linker, last.question, parsed)
     if len(named) != 1 or not is_elliptical(parsed.folded, [(s.start, s.end) for s in analysis.spans]):
         return None
     before = parse(normalize(last.question, known_words(glossary), linker.vocabulary, glossary).text)
@@ -530,6 +546,32 @@ def _reasked(
         return None  # the previous question named several terms, or this one: nothing to swap
     old = spans[0]
     return f[: old.start] + parsed.folded[new.start : new.end] + f[old.end :]
+
+
+def _is_item_pointer(p: Pronoun) -> bool:
+    return p.ref in ("former", "latter") or p.ref.startswith("ord:")
+
+
+def _reasked_of_other_item(
+    glossary: Glossary, linker: Linker, last_question: str, parsed: Parsed
+) -> str | None:
+    """ "Which collective does the first use?" then "And the second?": the previous question, its
+    pointer at one item of the pair replaced by the new one (then resolved as usual). Only when
+    the follow-up is nothing but that pointer and filler, and the previous question had exactly
+    one pointer (an item of the pair, or "it")."""
+    if len(parsed.pronouns) != 1 or not _is_item_pointer(parsed.pronouns[0]):
+        return None
+    p = parsed.pronouns[0]
+    if not is_elliptical(parsed.folded, [(p.start, p.end)]):
+        return None
+    before = parse(normalize(last_question, known_words(glossary), linker.vocabulary, glossary).text)
+    if len(before.pronouns) != 1 or not (
+        _is_item_pointer(before.pronouns[0]) or before.pronouns[0].ref == "topic"
+    ):
+        return None
+    q = before.pronouns[0]
+    f = before.folded
+    return f[: q.start] + parsed.folded[p.start : p.end] + f[q.end :]
 
 
 def _prefer_answered(ctx: Ctx, linker: Linker) -> Retrieval | None:

@@ -36,13 +36,18 @@ _KIND_ENDS = re.compile(
 _INTENTS = frozenset(["which", "relation", "definition", "unknown"])
 
 
-def own_instance(ctx: Ctx) -> str | None:
+def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
     """The term the referent's own text gives for the kind its pronoun owns, or the one a named
     owner's text gives for the kind the pronoun points at (or the question names after "X's
-    counterpart for"); None when neither text says."""
+    counterpart for", or after "X's": "What's SGLang's prefix cache called?"); None when neither
+    text says. *question* is the question as typed (normalising drops the possessive)."""
     p, ref, g = ctx.pronoun, ctx.referent, ctx.glossary
     if p is None:
-        return _named_owners_version(ctx) or _owners_counterpart(ctx)
+        return (
+            _named_owners_version(ctx)
+            or _owners_counterpart(ctx)
+            or _named_owners_kind(ctx, question or ctx.parsed.question)
+        )
     if p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
         return None
     f = ctx.parsed.folded
@@ -94,6 +99,59 @@ def _named_owners_version(ctx: Ctx) -> str | None:
         kind = hits[0] if hits else None
         if kind is not None and kind in g and kind != owner.term_id:
             return _beside(ctx, owner=owner.term_id, kind=kind)
+    return None
+
+
+#: After a named owner, the kind it owns and a request for its name: "What's SGLang's prefix cache
+#: called?" (the possessive already normalised away), "What does SGLang use for prefix caching?",
+#: "SGLang 的前缀缓存技术叫什么？".
+_OWNERS_KIND = (
+    re.compile(
+        r"(?:\s+own|\s+(?:use|uses|rely on|relies on)\s+for)?\s+(?P<kind>[a-z0-9][a-z0-9 -]{2,40}?)\s*"
+        r"(?:\s(?:technique|mechanism|feature|implementation|method|scheme))?\s*(?:\s(?:called|named))?\s*[?.!]*$"
+    ),
+    re.compile(
+        r"\s*(?:的|自己的|家的)?\s*(?:那个|这个|那套|这套|那种|这种)?\s*(?P<kind>[^？?，,。\s][^？?，,。]{1,15}?)\s*"
+        r"(?:技术|机制|方案|方法|功能|实现)?\s*(?:叫什么名字|叫什么|叫啥|是什么|是啥|是哪个)\s*[？?]?$"
+    ),
+)
+
+#: "What does SGLang use for prefix caching?" asks for a name too.
+_USES_FOR = re.compile(r"\bwhat (?:does|do)\b.*\b(?:use|rely on)\s+for\b")
+
+
+def _named_owners_kind(ctx: Ctx, question: str) -> str | None:
+    """ "What's SGLang's prefix cache called?": the term the named owner's own text writes before
+    the kind (RadixAttention, "RadixAttention 前缀缓存"); the kind is a name the question gives
+    there, else the search's best term for those words. The owner must open the question's
+    subject (a name deep inside a long question owns nothing)."""
+    g, f = ctx.glossary, ctx.parsed.folded
+    if ctx.parsed.intent not in _INTENTS or not (_ASKS_NAME.search(f) or _USES_FOR.search(f)):
+        return None
+    for owner in ctx.analysis.spans[:1]:
+        if owner.term_id not in g or owner.start > 12:
+            continue
+        m = next((m for rx in _OWNERS_KIND if (m := rx.match(f, owner.end))), None)
+        if m is None:
+            continue
+        if m.re is _OWNERS_KIND[0] and not (
+            _USES_FOR.search(f)
+            or re.search(rf"{re.escape(f[owner.start : owner.end])}(?:'s|’s)\s", question, re.I)
+        ):
+            continue  # "what is a prefil stage": two words side by side, no owner and its kind
+        named = [
+            s.term_id for s in ctx.analysis.spans if s.start >= m.start("kind") and s.term_id != owner.term_id
+        ]
+        # words that name no term exactly ("prefix cache"): the search's best few terms for them,
+        # each tried as the kind; _beside's test (a term written straight before the kind's name
+        # in the owner's text) is what keeps a wrong one out
+        kinds = named[:1] or [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:3]]
+        for kind in kinds:
+            if kind not in g or kind == owner.term_id or kind in genus_names(g, owner.term_id):
+                continue
+            found = _beside(ctx, owner=owner.term_id, kind=kind)
+            if found is not None:
+                return found
     return None
 
 

@@ -34,7 +34,10 @@ _CLASS_RE = "|".join(re.escape(w) for w, _ in _CLASS_FORMS)
 _KEY = dict(_CLASS_FORMS)
 
 _EN_OWNED = re.compile(
-    r"\b(?P<owner>[A-Z][A-Za-z0-9-]*)(?:'s|’s|s'|s’)\s+(?P<phrase>[^?？.!,;]{0,60})"
+    # "What's", "It's", "That's" are a verb, not an owner: left out here (not skipped after
+    # matching), or the match would swallow the owner after them ("What's AMD's inference engine?")
+    r"\b(?!(?:What|It|That|This|There|Here|Who|Where|How|Let|He|She)(?:'s|’s)\b)"
+    r"(?P<owner>[A-Z][A-Za-z0-9-]*)(?:'s|’s|s'|s’)\s+(?P<phrase>[^?？.!,;]{0,60})"
     r"|\b(?:does|did|has|have)\s+(?P<owner2>[A-Z][A-Za-z0-9-]*)\s+(?:have|got|built|made)\s+"
     r"(?:its|their|a|an)\s+(?P<phrase2>[^?？.!,;]{0,60})"
 )

@@ -16,8 +16,9 @@ import re
 
 from kg.chat.context import Ctx
 from kg.chat.genus import genus_names
-from kg.chat.intents import TOPIC_SWITCH, Pronoun, Slot, is_demonstrative
+from kg.chat.intents import TOPIC_SWITCH, Pronoun, Slot, is_demonstrative, parse
 from kg.chat.model import ConversationState
+from kg.chat.normalize import known_words, normalize
 from kg.search.labels import Span
 from kg.textnorm import fold, has_cjk
 
@@ -139,6 +140,11 @@ def resolve_reference(ctx: Ctx) -> None:
             # "What is a hyperscaler?" … "the GPU-focused alternative to it?" … "examples of the
             # latter": the terms the last two answers were about, in their order
             pool = list(recent)
+        if not pool and k not in (0, -1):
+            # "What's PP?" … "And EP?" … "Which collective does the first use?" … "And the second?":
+            # the terms the user named, in turn (the last answers since may be about what was
+            # asked of them: AllGather)
+            pool = _user_named(ctx)
         if not pool and state is not None and state.topic and k in (0, -1):
             pool = state.topic[:1]  # "Compare X and <unknown>" then "the first one": the one we know
         if pool and -len(pool) <= k < len(pool):
@@ -338,6 +344,18 @@ def _last_two_answered(state: ConversationState | None) -> tuple[str, str] | Non
     if len(firsts) < 2 or firsts[0] == firsts[1]:
         return None
     return firsts[0], firsts[1]
+
+
+def _user_named(ctx: Ctx) -> list[str]:
+    """The terms the user's own questions named so far, in the order first named."""
+    if ctx.state is None:
+        return []
+    g, linker = ctx.glossary, ctx.linker
+    out: list[str] = []
+    for turn in ctx.state.turns:
+        parsed = parse(normalize(turn.question, known_words(g), linker.vocabulary, g).text)
+        out.extend(s.term_id for s in linker.analyse(parsed).spans)
+    return list(dict.fromkeys(out))
 
 
 def _agreeing(ctx: Ctx, p: Pronoun) -> tuple[str, bool] | None:

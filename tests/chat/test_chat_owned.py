@@ -19,6 +19,9 @@ from kg.store import Glossary
         ("微软那个跨平台的推理引擎叫什么？", ("microsoft", "engine", "引擎")),
         ("What's the model's format?", None),  # no vendor: a lower-case word
         ("What is its kernel library?", None),
+        # "What's" is a verb: the owner after it is not swallowed by a match on "What"
+        ("What's AMD's inference engine?", ("amd", "engine", "engine")),
+        ("It's AMD's inference engine, right?", ("amd", "engine", "engine")),
     ],
 )
 def test_vendor_and_class(question: str, expected: tuple[str, str, str] | None) -> None:
@@ -31,6 +34,7 @@ def test_vendor_and_class(question: str, expected: tuple[str, str, str] | None) 
         ("Which is AMD's own inference engine?", "atom"),  # "ATOM 是 AMD 自研的推理引擎"
         ("AMD 自研的推理引擎叫什么？", "atom"),
         ("What is AMD's tuned kernel library called?", "aiter"),  # "AITER 是 AMD 调优过的 kernel 库"
+        ("What's AMD's inference engine?", "atom"),
     ],
 )
 def test_the_vendors_own_term_answers(
@@ -61,3 +65,45 @@ def test_a_vendors_implementation_of_the_term_under_discussion(
     assert a.decision["candidate"] == "cublas"
     cold = answer(glossary, engine, "And NVIDIA's implementation of that?")
     assert not cold.grounded and not cold.citations  # "that" points at nothing: it asks which term
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does SGLang use for prefix caching?",
+        "What is SGLang's prefix caching mechanism?",
+        "SGLang 的前缀缓存技术叫什么？",
+    ],
+)
+def test_a_named_owners_kind_is_the_term_its_text_writes_before_the_kind(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    """SGLang's text: "主打结构化生成与 RadixAttention 前缀缓存" — its prefix cache is RadixAttention,
+    quoted first, SGLang beside it (kg/chat/instance.py)."""
+    a = answer(glossary, engine, question)
+    assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
+
+
+@pytest.mark.slow
+def test_a_kind_named_by_other_words_is_found_by_the_search(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """ "prefix cache" names no term exactly; the search's best term for it (Prefix caching) is
+    the kind SGLang's text writes RadixAttention before."""
+    a = answer(glossary, real_engine, "What's SGLang's prefix cache called?")
+    assert [c.term_id for c in a.citations[:2]] == ["radixattention", "sglang"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what is a prefil stage", "prefill"),  # two words side by side: no owner, no possessive
+        ("What is the OpenAI Triton kernel language?", "triton"),
+        ("What does vLLM use for prefix caching?", "vllm"),  # vLLM's text names no such term
+    ],
+)
+def test_no_owner_or_no_owned_term_leaves_the_named_term(
+    glossary: Glossary, engine: SearchEngine, question: str, expected: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.citations and a.citations[0].term_id == expected

@@ -244,3 +244,56 @@ def test_a_demonstrative_and_a_class_noun_point_at_the_term_of_that_class(
     # vLLM's definition calls it an inference engine (kg/chat/genus.py): "this engine" is vLLM
     a = converse(glossary, real_engine, *turns)[0][-1]
     assert a.citations and a.citations[0].term_id == "vllm", a.terms
+
+
+@pytest.mark.slow
+def test_and_the_second_asks_the_last_question_again_about_the_other_item(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """ "Which collective does the first use?" then "And the second?": the same question about the
+    second of the terms the user named in turn (EP), not a refusal."""
+    answers, _ = converse(
+        glossary,
+        real_engine,
+        "What's pipeline parallelism?",
+        "And expert parallelism?",
+        "Which collective does the first use?",
+        "And the second?",
+    )
+    a = answers[3]
+    assert a.question == "which collective does the second use?"
+    assert a.grounded and "expert-parallelism" in a.terms[:3]
+
+
+@pytest.mark.slow
+def test_the_second_one_is_the_second_term_the_user_named(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # TP, then PP, then EP were named: "the second one" is PP (not EP, the last defined)
+    answers, _ = converse(
+        glossary,
+        real_engine,
+        "explain tensor parallelism briefly",
+        "Which collective does it rely on to combine the partial results?",
+        "And for pipeline parallelism?",
+        "Expert parallelism is specific to what kind of model?",
+        "Why do some GPUs sit idle with the second one?",
+    )
+    assert answers[4].citations[0].term_id == "pipeline-parallelism"
+
+
+@pytest.mark.slow
+def test_a_question_asked_again_about_the_other_item_keeps_its_answers_shape(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    """Answered as a relation (TP quoted first, AllReduce beside it), the same question about the
+    latter keeps that order (PP first, AllGather beside it)."""
+    answers, _ = converse(
+        glossary,
+        real_engine,
+        "帮我比较一下张量并行和流水线并行",
+        "那前一个靠哪种集合通信来同步结果？",
+        "后一个呢？",
+    )
+    assert [c.term_id for c in answers[1].citations[:2]] == ["tensor-parallelism", "allreduce"]
+    assert [c.term_id for c in answers[2].citations[:2]] == ["pipeline-parallelism", "allgather"]
