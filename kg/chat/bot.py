@@ -53,6 +53,7 @@ from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative, parse
 from kg.chat.lineage import family_of, predecessor
 from kg.chat.linking import Analysis, Linker, linker_for
+from kg.chat.measure import stated_by
 from kg.chat.model import Answer, ConversationState
 from kg.chat.normalize import MAX_QUESTION_CHARS, known_words, normalize
 from kg.chat.owned import owned_implementation, owned_kind
@@ -207,6 +208,12 @@ def answer(
         # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
         side = owned_kind(ctx, question) or owned_implementation(ctx, question)
         if side is not None:
+            ctx.decision.candidate, ctx.parsed.intent = side, "which"
+    if side is None and instance is None and ctx.decision.action == "answer" and not ctx.used_context:
+        # "一張 H100 有幾個 SM？": the figure is in SM's text ("H100 132 SM"), not in H100's
+        stated = stated_by(ctx)
+        if stated is not None:
+            side = stated[0]
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and ctx.decision.action == "answer":
         # "What family of formats does it belong to?" after NVFP4: the class its own definition

@@ -641,7 +641,9 @@ _f("relation", None, r"(?:relationship|relation|link|connection) between (?P<a>.
 _f(
     "relation",
     None,
-    r"^what(?:'s| is| are) (?P<a>.+?)(?:'s|') (?:relationship|relation|connection|link) (?:to|with) (?P<b>.+)$",
+    # the possessive is often normalised away before parsing ("what's ring attention relationship to …")
+    r"^what(?:'s| is| are) (?P<a>(?!(?:the|its|their|this|that)\b).+?)(?:'s|')? (?:relationship|relation|connection|link) "
+    r"(?:to|with) (?P<b>.+)$",
 )
 _f(
     "relation",

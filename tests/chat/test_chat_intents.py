@@ -665,3 +665,19 @@ def test_a_which_question_measured_against_a_term_asks_for_a_third(question: str
 )
 def test_a_listing_naming_only_a_class_word_is_bare(question: str, bare: bool) -> None:
     assert asks_bare_examples(parse(question)) is bare
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's ring attention's relationship to context parallelism?",
+        # normalising drops the possessive before parsing
+        "What's ring attention relationship to context parallelism?",
+    ],
+)
+def test_a_possessive_relationship_question_is_a_relation(question: str) -> None:
+    p = parse(question)
+    assert p.intent == "relation" and [s.text for s in p.slots][:2] == [
+        "ring attention",
+        "context parallelism",
+    ]
