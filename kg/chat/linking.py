@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from kg.chat.genus import CLASS_WORDS, called_a
+from kg.chat.genus import CLASS_WORDS, called_a, genus_names
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative
 from kg.model import Edge, Term
 from kg.search.engine import Hit, SearchEngine, SearchResult
@@ -420,7 +420,7 @@ class Linker:
         exact = self.engine.matcher.exact(slot.text)
         if exact:
             return Link(exact[0].term_id, "exact", 1.0, slot.start, slot.end, exact[0].name), []
-        spans = self.spans_in(analysis, slot)
+        spans = self._appositives(slot, self.spans_in(analysis, slot))
         tail = self._tail_named(slot, spans[-1]) if spans else None
         if tail is not None:
             return tail, []
@@ -460,20 +460,47 @@ class Linker:
         tid = found.pop()
         return Link(tid, "mention", 1.0, head.start, slot.end, tail)
 
+    def _appositives(self, slot: Slot, spans: list[Span]) -> list[Span]:
+        """ "the vLLM inference engine good at", "the EAGLE draft model's input": a name followed
+        straight by the name of what it is, by its own definition (vLLM：…LLM 推理引擎, EAGLE：…小型
+        draft model), is one name: the first, reaching over the second."""
+        if len(spans) < 2:
+            return spans
+        text = fold(slot.text)
+        out: list[Span] = []
+        for s in spans:
+            prev = out[-1] if out else None
+            if (
+                prev is not None
+                and prev.term_id != s.term_id
+                and not text[prev.end - slot.start : s.start - slot.start].strip(" -")
+                and s.term_id in genus_names(self.glossary, prev.term_id)
+            ):
+                out[-1] = replace(
+                    prev, end=s.end, text=prev.text + text[prev.end - slot.start : s.end - slot.start]
+                )
+                continue
+            out.append(s)
+        return out
+
     def _named_kind(self, slot: Slot, spans: list[Span], head: Span) -> Span:
         """ "the vLLM engine", "the FlashAttention kernel": a class noun that is a term of its own
         (Engine, Kernel) after a name of that class stands for the name; "the CUDA kernel" stays
         Kernel (CUDA is no kernel)."""
         word = fold(head.name or "")
-        if word not in CLASS_WORDS:
-            return head
         text = fold(slot.text)
         before = [
             s
             for s in spans
             if s.end <= head.start and not text[s.end - slot.start : head.start - slot.start].strip(" -")
         ]
-        if before and called_a(self.glossary, before[-1].term_id, word):
+        if not before:
+            return head
+        if word in CLASS_WORDS and called_a(self.glossary, before[-1].term_id, word):
+            return before[-1]
+        if head.term_id in genus_names(self.glossary, before[-1].term_id):
+            # "the vLLM inference engine", "the EAGLE draft model": the head is what the name is, by
+            # the name's own definition (vLLM：…LLM 推理引擎); the name is the subject
             return before[-1]
         return head
 

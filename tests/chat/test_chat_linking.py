@@ -164,3 +164,20 @@ def test_a_participle_whose_noun_is_no_name_links_nothing(glossary: Glossary, en
     ):  # no "sharing", "caching" term
         p = parse(question)
         assert linker.derived_name(p.slots[0], linker.analyse(p).spans) is None, question
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the head is what the name is, by the name's own definition: the name is the subject
+        ("What is the vLLM inference engine good at?", "vllm"),
+        ("What does the EAGLE draft model's input consist of?", "eagle"),
+        # a head that is no genus of the name stays the subject
+        ("How large is the H100's L2 cache?", "l2-cache"),
+    ],
+)
+def test_a_name_followed_by_its_own_genus_is_the_subject(
+    glossary: Glossary, engine: SearchEngine, question: str, expected: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.grounded and a.citations[0].term_id == expected
