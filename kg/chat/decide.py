@@ -501,9 +501,46 @@ def _known_parts(engine: SearchEngine, token: str) -> bool:
     return all(
         len(p) >= 2
         and not p.isdigit()
-        and (p in vocabulary or any(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", n) for n in names))
-        for p in parts
+        and (
+            p in vocabulary
+            or (i and p in _COMPOUND_TAILS)
+            or any(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", n) for n in names)
+        )
+        for i, p in enumerate(parts)
     )
+
+
+#: English words that make a compound adjective of the word before them ("PyTorch-based",
+#: "cache-aware", "TPU-native"): the compound is as known as its first part.
+_COMPOUND_TAILS = frozenset(
+    [
+        "based",
+        "aware",
+        "native",
+        "style",
+        "like",
+        "friendly",
+        "compatible",
+        "only",
+        "free",
+        "heavy",
+        "specific",
+        "optimized",
+        "optimised",
+        "enabled",
+        "powered",
+        "centric",
+        "backed",
+        "driven",
+        "bound",
+        "level",
+        "wise",
+        "sized",
+        "class",
+        "grade",
+        "first",
+    ]
+)
 
 
 @lru_cache(maxsize=8)
@@ -519,7 +556,11 @@ def _names_a_made_up_product(engine: SearchEngine, analysis: Analysis) -> bool:
     """The question uses a CamelCase name ("HyperCore", "AgentMesh") that is no glossary name
     word nor a typo of one. Plural or possessive abbreviations ("SMs", "AMD's") and capitals
     alone ("CDN") are not such names: they are often words the glossary writes otherwise."""
-    return any(_CAMEL.search(tok) and not _near_name(engine, tok) for tok in analysis.unknown)
+    return any(
+        # "PyTorch-based": a word of the glossary's texts with a suffix, not a made-up name
+        _CAMEL.search(tok) and not _near_name(engine, tok) and not _known_parts(engine, tok)
+        for tok in analysis.unknown
+    )
 
 
 def _coined_variant(

@@ -631,6 +631,7 @@ _f(
 )
 _f("relation", None, r"^how (?:is|are) (?P<a>.+?) (?:related|connected|linked) to (?P<b>.+)$")
 _f("relation", None, r"^how (?:does|do) (?P<a>.+?) (?:relate|connect|tie in|link) (?:to|with) (?P<b>.+)$")
+_f("relation", None, r"^what (?:does|do|has|have) (?P<a>.+?) (?:have |got )?to do with (?P<b>.+)$")
 _f(
     "relation",
     None,
@@ -815,7 +816,9 @@ _f(
     # "what technique fixes …", "what's the metric for …" — not "what is cache-aware routing" or
     # "what is model parallelism", where the noun opens a name: with a verb, the article is needed
     rf"^what(?:(?:'s| is| are) (?:the |a |an )| )(?:name (?:of|for) (?:the )?|term for (?:the )?)?"
-    rf"{_WHICH_EN_NOUN}\b(?P<x>.+)$",
+    # not "what's a GPU's SFU for?" (normalised "what's a gpu sfu for?"): the noun owns the name
+    # after it, and the question asks what that name is for
+    rf"{_WHICH_EN_NOUN}\b(?!\s+[\w-]+\s+for\s*[?.!]*$)(?P<x>.+)$",
 )
 _f("which", None, r"^what (?:do you|do we|do people|does one) call (?P<x>.+)$")
 _f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) for (?P<x>.+)$")

@@ -681,3 +681,20 @@ def test_a_possessive_relationship_question_is_a_relation(question: str) -> None
         "ring attention",
         "context parallelism",
     ]
+
+
+def test_what_does_x_have_to_do_with_y_is_a_relation() -> None:
+    p = parse("What does SGLang-JAX have to do with SGLang?")
+    assert p.intent == "relation" and [s.text for s in p.slots][:2] == ["sglang-jax", "sglang"]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        # normalised "What's a GPU's SFU for?": the noun owns the name after it; no "which GPU"
+        ("what's a gpu sfu for?", "definition"),
+        ("what's the metric for decode speed?", "which"),
+    ],
+)
+def test_a_class_noun_owning_a_name_asks_what_the_name_is_for(question: str, intent: str) -> None:
+    assert parse(question).intent == intent

@@ -580,6 +580,16 @@ def test_a_hyphenated_word_of_known_parts_is_not_a_made_up_name(
     assert a.decision["reason"] == "unknown_name"
 
 
+def test_a_known_name_with_a_compound_suffix_is_not_a_made_up_name(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "PyTorch-based": PyTorch is a word of the glossary's names, "-based" makes an adjective of it
+    a = answer(glossary, engine, "What does SGLang-JAX have to do with PyTorch-based SGLang?")
+    assert a.decision["reason"] != "unknown_name" and a.grounded
+    a = answer(glossary, engine, "What is DeltaLane-based routing?")  # DeltaLane: no glossary word
+    assert a.decision["reason"] == "unknown_name"
+
+
 @pytest.mark.parametrize(
     ("question", "grounded"),
     [
