@@ -77,7 +77,7 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
 #: owner's name, the word for its own version of a kind, then the kind.
 _OWNERS_VERSION = re.compile(
     r"\s+(?:own\s+)?(?:counterpart|version|implementation|equivalent|flavou?r)\s+(?:for|of|to)\s+"
-    r"(?P<kind>[^?.!]+?)\s*[?.!]*$"
+    r"(?P<kind>[^?.!]+?)(?:\s+(?:called|named))?\s*[?.!]*$"
 )
 
 
@@ -98,7 +98,19 @@ def _named_owners_version(ctx: Ctx) -> str | None:
         hits = named or [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:1]]
         kind = hits[0] if hits else None
         if kind is not None and kind in g and kind != owner.term_id:
-            return _beside(ctx, owner=owner.term_id, kind=kind)
+            return _beside(ctx, owner=owner.term_id, kind=kind) or _names_owner(ctx, kind, owner.term_id)
+    return None
+
+
+def _names_owner(ctx: Ctx, kind: str, owner: str) -> str | None:
+    """*kind* itself, when its own text names *owner* (in-flight batching, "TensorRT-LLM 的连续批处理
+    实现", is a name of continuous batching: TensorRT-LLM's version of it is the term itself)."""
+    g = ctx.glossary
+    names = [fold(n) for n in g.terms[owner].all_names() if len(n) >= 2]
+    for d in g.terms[kind].definitions:
+        text = fold(d.text)
+        if any(re.search(rf"(?<![a-z0-9]){re.escape(n)}(?![a-z0-9-])", text) for n in names):
+            return kind
     return None
 
 
@@ -226,4 +238,17 @@ def _beside(ctx: Ctx, *, owner: str, kind: str) -> str | None:
                             re.match(rf"\s*[（(]\s*{re.escape(n)}\s*[）)]", after) for n in names
                         ):
                             return tid
-    return None
+    # the other way round: a linked term's own definition opens by calling it the owner's kind
+    # ("in-flight batching：TensorRT-LLM 的连续批处理实现"); elsewhere in a text "TPU 的 SparseCore"
+    # only mentions the two
+    owner_names = sorted({fold(n) for n in g.terms[owner].all_names() if len(n) >= 2}, key=len, reverse=True)
+    pairs = [rf"{re.escape(o)}\s*(?:的|'s)?\s*{re.escape(k)}" for o in owner_names for k in kind_names]
+    if not pairs:
+        return None
+    rx = re.compile(r"^\s*(?:" + "|".join(pairs) + ")")
+    found = [
+        tid
+        for tid in candidates
+        if g.terms[tid].definitions and any(rx.search(fold(d.text)) for d in g.terms[tid].definitions)
+    ]
+    return found[0] if len(found) == 1 else None
