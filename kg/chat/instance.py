@@ -10,14 +10,21 @@ referent, is the answer; the referent and the kind are only where the question s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from kg.chat.context import Ctx
 from kg.chat.genus import genus_names, of_its_kind
 from kg.contrasts import sentences
+from kg.store import Glossary
 from kg.textnorm import fold
 
 __all__ = ["own_instance"]
 
+#: A question that opens by asking for a kind: "what …", "which …", "and what …".
+_ASKED_KIND = re.compile(r"^\s*(?:and|so|ok)?[\s,]*(?:what|which)\s+")
+#: The words of the kind asked for, up to the verb: "prefix-cache mechanism" in "what prefix-cache
+#: mechanism is the second one built around?".
+_KIND_WORDS = re.compile(r"([a-z0-9][a-z0-9 -]{2,40}?)\s+(?:is|are|does|do|did|was|were|has|have)\b")
 #: What may stand between the pronoun and the kind it owns: "它的", "它那个", "它自己的", "its".
 _OWNS = re.compile(r"^\s*(?:的|自己的|家的)?\s*(?:那个|这个|那套|这套|那种|这种)?\s*$")
 #: The question asks for a name or a mechanism, not for a property of the kind.
@@ -48,10 +55,35 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
             or _owners_counterpart(ctx)
             or _named_owners_kind(ctx, question or ctx.parsed.question)
         )
-    if p.ref != "topic" or not ref or not ctx.used_context or ref not in g:
+    if not ref or not ctx.used_context or ref not in g:
         return None
     f = ctx.parsed.folded
-    if ctx.parsed.intent not in _INTENTS or not _ASKS_NAME.search(f):
+    if ctx.parsed.intent not in _INTENTS:
+        return None
+    asked = _ASKED_KIND.match(f)
+    if asked is not None:
+        # "What prefix-cache mechanism is the second one built around?": the kind the question
+        # opens with, owned by the term the pointer picks
+        kind_span = next((s for s in ctx.analysis.spans if s.start == asked.end() and s.term_id != ref), None)
+        if kind_span is not None and kind_span.end <= p.start and kind_span.term_id in g:
+            kinds = [kind_span.term_id]
+        else:
+            # words no name covers ("prefix-cache mechanism"): the search's best few terms for them
+            words = _KIND_WORDS.match(f, asked.end())
+            named_inside = words is not None and any(
+                words.start(1) <= s.start < words.end(1) for s in ctx.analysis.spans
+            )
+            # (words naming terms of their own are a description, "phase of llm inference", no kind)
+            kinds = (
+                [h.term_id for h in ctx.linker.search(words.group(1)).hits[:3]]
+                if words and not named_inside
+                else []
+            )
+        for kind in kinds:
+            found = _beside(ctx, owner=ref, kind=kind) if kind != ref and kind in g else None
+            if found is not None:
+                return found
+    if p.ref != "topic" or not _ASKS_NAME.search(f):
         return None
     kind = next(
         (
@@ -219,6 +251,27 @@ def _owners_counterpart(ctx: Ctx) -> str | None:
 _COUNTERPART = re.compile(r"对应|实现|版本|\bversion\b|\bimplementation\b|\bflavou?r\b")
 
 
+def _longer_names(g: Glossary, kind_names: tuple[str, ...]) -> dict[str, list[str]]:
+    """Per name of the kind, the other (folded) names that contain it ("首 token 延迟" for 延迟)."""
+    out: dict[str, list[str]] = {}
+    for t in g.terms.values():
+        for n in t.all_names():
+            fn = fold(n)
+            for kn in kind_names:
+                if kn in fn and fn != kn:
+                    out.setdefault(kn, []).append(fn)
+    return out
+
+
+def _inside_longer_name(sent: str, start: int, end: int, longer: Iterable[str]) -> bool:
+    """Whether sent[start:end] lies inside an occurrence of one of *longer*."""
+    for name in longer:
+        for m in re.finditer(re.escape(name), sent):
+            if m.start() <= start and end <= m.end():
+                return True
+    return False
+
+
 def _beside(ctx: Ctx, *, owner: str, kind: str) -> str | None:
     """A term linked to *owner* that *owner*'s own text writes straight before a name of *kind*
     ("RadixAttention 前缀缓存") or in brackets after it."""
@@ -226,10 +279,13 @@ def _beside(ctx: Ctx, *, owner: str, kind: str) -> str | None:
     near = sorted(g.neighbours(owner))  # sorted: the same answer in every process
     kind_names = sorted({fold(n) for n in g.terms[kind].all_names() if len(n) >= 2}, key=len, reverse=True)
     candidates = {t: [fold(n) for n in g.terms[t].all_names() if len(n) >= 2] for t in near if t != kind}
+    longer = _longer_names(g, tuple(kind_names))
     for d in g.terms[owner].definitions:
         for sent in sentences(fold(d.text)):
             for kn in kind_names:
                 for m in re.finditer(re.escape(kn), sent):
+                    if _inside_longer_name(sent, m.start(), m.end(), longer.get(kn, ())):
+                        continue  # "首 token 延迟" is TTFT's name: "token" is not written before 延迟
                     before, after = sent[: m.start()].rstrip(), sent[m.end() :]
                     for tid, names in candidates.items():
                         if not g.terms[tid].definitions:

@@ -117,7 +117,7 @@ def owned_kind(ctx: Ctx, question: str) -> str | None:
 #: "And NVIDIA's implementation of that?", "AMD's version of it", "NVIDIA 自己的实现呢": a vendor's
 #: own realisation of the term under discussion, not a class of things.
 _EN_IMPLEMENTATION = re.compile(
-    r"\b(?P<owner>[A-Z][A-Za-z0-9-]*)(?:'s|’s)\s+(?:own\s+)?(?:implementation|version|equivalent|library)\s+"
+    r"\b(?P<owner>[A-Z][A-Za-z0-9-]*)(?:'s|’s)\s+(?:own\s+)?(?:implementation|version|equivalent|library|example|instance)\s+"
     r"(?:of|for)\s+(?:it|that|this|them|those)\b"
 )
 _ZH_IMPLEMENTATION = re.compile(

@@ -123,3 +123,26 @@ def test_an_owners_version_of_a_kind(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.grounded and a.citations[0].term_id == expected
+
+
+def test_the_kind_a_follow_up_opens_with_is_the_referents_own(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    """ "What prefix caching mechanism does it use?" after SGLang: the term SGLang's text writes
+    before 前缀缓存 (RadixAttention), whatever pronoun picks the owner."""
+    from tests.chat.chat_helpers import converse
+
+    answers, _ = converse(glossary, engine, "What is SGLang?", "What prefix caching mechanism does it use?")
+    assert [c.term_id for c in answers[1].citations[:2]] == ["radixattention", "sglang"]
+
+
+def test_a_name_inside_a_longer_name_is_not_written_before_the_kind(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # prefill's text has "首 token 延迟" (TTFT's name): token is not prefill's latency metric
+    from tests.chat.chat_helpers import converse
+
+    answers, _ = converse(
+        glossary, engine, "Compare prefill and decode.", "Which latency metric does the former mainly drive?"
+    )
+    assert answers[1].citations and answers[1].citations[0].term_id != "token"
