@@ -79,8 +79,8 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
                 if words and not named_inside
                 else []
             )
-        for kind in kinds:
-            found = _beside(ctx, owner=ref, kind=kind) if kind != ref and kind in g else None
+        for tid in kinds:
+            found = _beside(ctx, owner=ref, kind=tid) if tid != ref and tid in g else None
             if found is not None:
                 return found
     if p.ref != "topic" or not _ASKS_NAME.search(f):
