@@ -103,7 +103,13 @@ _SHORT_FORMS = (
 
 #: The Taiwan words of :data:`_TW_WORDS` that mean the same in this domain whatever the script
 #: ("资料" is documents in mainland usage, not data).
-_TW_WORDS_ANY_SCRIPT = (("平行", "并行"), ("推论", "推理"), ("批次处理", "批处理"), ("通讯", "通信"))
+_TW_WORDS_ANY_SCRIPT = (
+    ("平行", "并行"),
+    ("推论", "推理"),
+    ("批次处理", "批处理"),
+    ("通讯", "通信"),
+    ("快取", "缓存"),
+)
 
 
 @lru_cache(maxsize=1)

@@ -42,6 +42,7 @@ from kg.search.examples import ExampleIndex
 from kg.search.fusion import CHAT_PATH, FusionModel, QueryInfo, load_default, stage_tops
 from kg.search.labels import LabelMatcher, Span
 from kg.search.lexical import LexicalIndex
+from kg.search.mixed_names import head_translations, mixed_variants
 from kg.search.passages import passages, term_document, term_of
 from kg.search.query import strip_frame
 from kg.search.tokenize import Tokenizer
@@ -659,9 +660,10 @@ def _name_triples(terms: Iterable[Term]) -> list[tuple[str, str, str]]:
         out.extend((t.id, a, "alias") for a in t.aliases)
     # a variant another term already has as a name ("CUDA Core", "Tensor Core") stays that term's
     taken = {name_key(n) for _, n, _ in out}
+    heads = head_translations(terms)
     for t in terms:
         for n in [*t.labels.values(), *t.aliases]:
-            for v in qualifier_variants(n):
+            for v in [*qualifier_variants(n), *mixed_variants(n, heads)]:
                 if name_key(v) not in taken:
                     taken.add(name_key(v))
                     out.append((t.id, v, "alias"))

@@ -297,3 +297,21 @@ def test_a_question_asked_again_about_the_other_item_keeps_its_answers_shape(
     )
     assert [c.term_id for c in answers[1].citations[:2]] == ["tensor-parallelism", "allreduce"]
     assert [c.term_id for c in answers[2].citations[:2]] == ["pipeline-parallelism", "allgather"]
+
+
+@pytest.mark.parametrize("asked", ["它需要单独的草稿模型吗？", "它需要单独的 draft 模型吗？"])
+def test_a_chinese_yes_no_question_opening_with_the_pronoun_is_about_the_referent(
+    glossary: Glossary, engine: SearchEngine, asked: str
+) -> None:
+    """The pronoun is the subject; the name after the verb is what is asked of it (Medusa, not
+    the draft model it may not need)."""
+    answers, _ = converse(glossary, engine, "What is Medusa?", asked)
+    assert answers[1].citations[0].term_id == "medusa"
+
+
+def test_a_taiwan_word_for_cache_in_simplified_characters_links(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # 快取 (Taiwan, same characters in both scripts) is 缓存; "L2 缓存" is L2 cache's mixed name
+    a = answer(glossary, engine, "B200 的 L2 快取有多大？")
+    assert a.citations[0].term_id == "l2-cache" and "b200" in a.terms

@@ -18,6 +18,10 @@ from kg.textnorm import has_cjk
 def slot_link(ctx: Ctx, slot: Slot, prefer: str = "head") -> Link | None:
     """The term of one slot: the referent for "它"/"it", names, then search; records suggestions."""
     in_question = not ctx.used_context and bool(ctx.linker.spans_in(ctx.analysis, slot))
+    if ctx.referent and _pronoun_opens_yes_no(ctx, slot):
+        # "前者需要单独的 draft 模型吗？": the pointer is the subject; the name after the verb is
+        # what the question asks of it
+        return Link(ctx.referent, "context")
     if pronoun_in(ctx, slot) and ctx.referent and not (in_question and not only_pronoun(ctx, slot)):
         # (a slot naming terms whose pronoun points back into the question itself —
         # "AllGather 和 All-to-All 这两个" — is linked by its names below)
@@ -347,6 +351,17 @@ _YES_NO_VERB = re.compile(r"\s*(?:也|还|就|都)?(?:需要|需|能|会|可以|
 _YES_NO_END = re.compile(r"[吗么嘛][\s?？。!！]*$")
 #: What may stand before that name: its owner, ending in 的 ("那个引擎自带的前缀缓存能…吗").
 _OWNER_BEFORE = re.compile(r"[^，,。？?！!]{0,12}的\s*")
+
+
+def _pronoun_opens_yes_no(ctx: Ctx, slot: Slot) -> bool:
+    """A Chinese yes/no question whose slot opens with the pronoun, a verb of
+    :data:`_YES_NO_VERB` straight after it ("它需要单独的草稿模型吗？", "前者支持 FP8 吗？")."""
+    p, f = ctx.pronoun, ctx.parsed.folded
+    if p is None or not has_cjk(slot.text) or not _YES_NO_END.search(f):
+        return False
+    if not (slot.start <= p.start < slot.end) or f[slot.start : p.start].strip(" 那么所以，,"):
+        return False
+    return bool(_YES_NO_VERB.match(f, p.end))
 
 
 def _yes_no_subject(ctx: Ctx, slot: Slot) -> Link | None:
