@@ -51,7 +51,7 @@ from kg.chat.followup import FollowupRanker, candidate_features, default_ranker,
 from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative, parse
-from kg.chat.lineage import family_of, predecessor
+from kg.chat.lineage import family_of, predecessor, successor
 from kg.chat.linking import Analysis, Linker, linker_for
 from kg.chat.measure import stated_by
 from kg.chat.model import Answer, ConversationState
@@ -224,9 +224,13 @@ def answer(
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And what was the default setup before engines adopted it?" after disaggregation: what
         # it replaced is the term the sources contrast it with (aggregated serving)
-        side = predecessor(ctx, question)
+        side = predecessor(ctx, question) or successor(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
+            if _answered_by_referent(ctx):
+                # "它现在正在被什么取代？" after TorchAX, whose own text says it ("正被 TorchTPU
+                # 取代"): the relation shape below, TorchAX quoted first, as for other such questions
+                side = None
     if chosen is not None:
         # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
         # subject beside it (what ties them is quoted from it)
