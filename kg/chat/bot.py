@@ -569,16 +569,15 @@ def _reasked_of_other_item(
     """ "Which collective does the first use?" then "And the second?": the previous question, its
     pointer at one item of the pair replaced by the new one (then resolved as usual). Only when
     the follow-up is nothing but that pointer and filler, and the previous question had exactly
-    one pointer (an item of the pair, or "it")."""
+    one pointer, itself at an item ("the first", "前者")."""
     if len(parsed.pronouns) != 1 or not _is_item_pointer(parsed.pronouns[0]):
         return None
     p = parsed.pronouns[0]
     if not is_elliptical(parsed.folded, [(p.start, p.end)]):
         return None
     before = parse(normalize(last_question, known_words(glossary), linker.vocabulary, glossary).text)
-    if len(before.pronouns) != 1 or not (
-        _is_item_pointer(before.pronouns[0]) or before.pronouns[0].ref == "topic"
-    ):
+    if len(before.pronouns) != 1 or not _is_item_pointer(before.pronouns[0]):
+        # after "它有哪些代表算法？" (answered with a list), "第三个呢？" points into the list
         return None
     q = before.pronouns[0]
     f = before.folded
