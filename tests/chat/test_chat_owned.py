@@ -35,6 +35,10 @@ def test_vendor_and_class(question: str, expected: tuple[str, str, str] | None) 
         ("AMD 自研的推理引擎叫什么？", "atom"),
         ("What is AMD's tuned kernel library called?", "aiter"),  # "AITER 是 AMD 调优过的 kernel 库"
         ("What's AMD's inference engine?", "atom"),
+        # in-flight batching, "TensorRT-LLM 的连续批处理实现", is a name of continuous batching itself
+        ("What is TensorRT-LLM's flavour of continuous batching called?", "continuous-batching"),
+        # a text that mentions "TPU 的 SparseCore" (collective offload) is not the TPU's SparseCore
+        ("What's the TPU's SparseCore responsible for?", "sparsecore"),
     ],
 )
 def test_the_vendors_own_term_answers(
@@ -107,22 +111,6 @@ def test_no_owner_or_no_owned_term_leaves_the_named_term(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.citations and a.citations[0].term_id == expected
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        # in-flight batching, "TensorRT-LLM 的连续批处理实现", is a name of continuous batching itself
-        ("What is TensorRT-LLM's flavour of continuous batching called?", "continuous-batching"),
-        # a text that mentions "TPU 的 SparseCore" (collective offload) is not the TPU's SparseCore
-        ("What's the TPU's SparseCore responsible for?", "sparsecore"),
-    ],
-)
-def test_an_owners_version_of_a_kind(
-    glossary: Glossary, engine: SearchEngine, question: str, expected: str
-) -> None:
-    a = answer(glossary, engine, question)
-    assert a.grounded and a.citations[0].term_id == expected
 
 
 def test_the_kind_a_follow_up_opens_with_is_the_referents_own(
