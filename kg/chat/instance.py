@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from kg.chat.context import Ctx
 from kg.chat.genus import genus_names, of_its_kind
@@ -74,15 +75,10 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
                 words.start(1) <= s.start < words.end(1) for s in ctx.analysis.spans
             )
             # (words naming terms of their own are a description, "phase of llm inference", no kind)
-            kinds = (
-                [h.term_id for h in ctx.linker.search(words.group(1)).hits[:3]]
-                if words and not named_inside
-                else []
-            )
-        for tid in kinds:
-            found = _beside(ctx, owner=ref, kind=tid) if tid != ref and tid in g else None
-            if found is not None:
-                return found
+            kinds = _searched_kinds(ctx, words.group(1)) if words and not named_inside else []
+        found = _beside_any(ctx, ref, kinds)
+        if found is not None:
+            return found
     if p.ref != "topic" or not _ASKS_NAME.search(f):
         return None
     kind = next(
@@ -189,11 +185,25 @@ def _named_owners_kind(ctx: Ctx, question: str) -> str | None:
         # words that name no term exactly ("prefix cache"): the search's best few terms for them,
         # each tried as the kind; _beside's test (a term written straight before the kind's name
         # in the owner's text) is what keeps a wrong one out
-        kinds = named[:1] or [h.term_id for h in ctx.linker.search(m.group("kind")).hits[:3]]
-        for kind in kinds:
-            if kind not in g or kind == owner.term_id or kind in genus_names(g, owner.term_id):
-                continue
-            found = _beside(ctx, owner=owner.term_id, kind=kind)
+        kinds = named[:1] or _searched_kinds(ctx, m.group("kind"))
+        genus = set(genus_names(g, owner.term_id))
+        found = _beside_any(ctx, owner.term_id, [k for k in kinds if k not in genus])
+        if found is not None:
+            return found
+    return None
+
+
+def _searched_kinds(ctx: Ctx, words: str) -> list[str]:
+    """The search's best few terms for words that name no term exactly ("prefix cache"), each to
+    be tried as the kind: :func:`_beside`'s test keeps a wrong one out."""
+    return [h.term_id for h in ctx.linker.search(words).hits[:3]]
+
+
+def _beside_any(ctx: Ctx, owner: str, kinds: Iterable[str]) -> str | None:
+    """The first of *kinds* (not the owner itself) for which :func:`_beside` finds a term."""
+    for kind in kinds:
+        if kind != owner and kind in ctx.glossary:
+            found = _beside(ctx, owner=owner, kind=kind)
             if found is not None:
                 return found
     return None
@@ -251,6 +261,7 @@ def _owners_counterpart(ctx: Ctx) -> str | None:
 _COUNTERPART = re.compile(r"对应|实现|版本|\bversion\b|\bimplementation\b|\bflavou?r\b")
 
 
+@lru_cache(maxsize=256)
 def _longer_names(g: Glossary, kind_names: tuple[str, ...]) -> dict[str, list[str]]:
     """Per name of the kind, the other (folded) names that contain it ("首 token 延迟" for 延迟)."""
     out: dict[str, list[str]] = {}
