@@ -79,6 +79,7 @@ from kg.chat.shapes.members import (
     members_of,
 )
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
+from kg.chat.variant import named_variant
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
 from kg.textnorm import fold, has_cjk
@@ -180,6 +181,7 @@ def answer(
     if picked is not None:
         # "NVLink 跟 PCIe 哪个快？": PCIe's own text says "比 NVLink 慢" — the sources decide
         ctx.decision.candidate = picked
+    named_pick: str | None = None
     ranker = default_ranker()
     ranker = ranker if ranker is not None and ranker.fits(engine) else None
     followup = _rank_followup(ctx, linker, plain or unsubstituted, ranker)
@@ -188,6 +190,10 @@ def answer(
         # op does it lean on?"): answer with it, in the which shape
         ctx.decision.candidate = followup
         ctx.parsed.intent = "which"
+        if followup in {s.term_id for s in analysis.spans}:
+            # "And how does grouped GEMM help those layers?" after MoE: the term the question names
+            # is its subject; the which shape would look past it for a term it does not name
+            named_pick = followup
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
     relative = _named_before_relative_clause(ctx)
@@ -218,7 +224,8 @@ def answer(
     if side is None and instance is None and ctx.decision.action == "answer":
         # "What family of formats does it belong to?" after NVFP4: the class its own definition
         # names as what it is ("…4 位浮点微缩放格式" → Microscaling formats), not NVFP4 again
-        side = family_of(ctx, question)
+        # "What's the P90 version of it?" after interactivity: the term named "P90 交互性"
+        side = named_variant(ctx, question) or family_of(ctx, question)
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and ctx.decision.action == "answer":
@@ -231,6 +238,8 @@ def answer(
                 # "它现在正在被什么取代？" after TorchAX, whose own text says it ("正被 TorchTPU
                 # 取代"): the relation shape below, TorchAX quoted first, as for other such questions
                 side = None
+    if side is None and instance is None and named_pick is not None and ctx.decision.candidate == named_pick:
+        side = named_pick
     if chosen is not None:
         # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
         # subject beside it (what ties them is quoted from it)

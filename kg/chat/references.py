@@ -87,6 +87,15 @@ def resolve_reference(ctx: Ctx) -> None:
         ctx.pronoun = None
         return
     if p.ref == "both":
+        listed = _listed_before(ctx, p)
+        if listed:
+            # "What representative methods of it are there?" … "Which of those adds extra decoder
+            # heads?": a choice among the items the last answer listed, not the names the
+            # description uses (decoder heads, draft model)
+            ctx.referents = listed[:_CHOICE_MAX]
+            ctx.referent, ctx.used_context = listed[0], True
+            _a_choice(ctx, p)
+            return
         # "which is better for latency, TP or PP?": the alternatives offered, not the criterion
         named = choice_terms(ctx.parsed.folded, spans) or list(dict.fromkeys(s.term_id for s in spans))
         if len(named) >= 2:
@@ -207,6 +216,10 @@ def resolve_reference(ctx: Ctx) -> None:
         # "回到 TPOT，ITL 跟它是一回事吗？": the return names what the pronoun points at
         ctx.referent = spans[0].term_id
         return
+    if earlier and state is not None and state.topic and _CONDITION.match(f):
+        # "如果 TTFT 是 200 ms、TPOT 是 20 ms，它大概是多少？" after E2E latency: names inside the
+        # condition are its givens; the pronoun of the main clause is the term under discussion
+        earlier = []
     if earlier and not same_clause_before:
         # "What does TCO stand for, and what does it include?": it = TCO
         ctx.referent = earlier[0].term_id
@@ -225,6 +238,10 @@ def resolve_reference(ctx: Ctx) -> None:
     before = [s for s in spans if s.end <= p.start]
     if before:
         ctx.referent = before[0].term_id
+
+
+#: A question that opens with a condition ("如果…，", "If…,"): what it names are the givens.
+_CONDITION = re.compile(r"^\s*(?:如果|假如|假设|要是|若是|倘若|(?:if|suppose|assuming|say)\b)")
 
 
 def _class_determined(ctx: Ctx) -> bool:
@@ -323,6 +340,21 @@ def _dropped_subject(ctx: Ctx) -> bool:
         return False
     # a name inside the setting ("部署时") is no subject; one before the question word is
     return not any(m.end() <= s.start < q.start() for s in ctx.analysis.spans)
+
+
+#: "which of those / these / them": a choice among what was said last, never among names that follow.
+_WHICH_OF_BACK = re.compile(r"^which of (?:them|these|those)$")
+
+
+def _listed_before(ctx: Ctx, p: Pronoun) -> list[str]:
+    """The items the last answer listed (a listing's terms but its subject), when *p* is "which of
+    those" and the question offers no alternatives of its own; [] otherwise."""
+    state = ctx.state
+    if state is None or state.last_intent != "listing" or not _WHICH_OF_BACK.match(p.text):
+        return []
+    if choice_terms(ctx.parsed.folded, ctx.analysis.spans):
+        return []
+    return state.named if len(state.named) >= 2 else []
 
 
 def _a_choice(ctx: Ctx, p: Pronoun) -> None:

@@ -47,6 +47,9 @@ DEV_SPLITS = {
     "dev7": "chat_blind_dev7.jsonl",
     "dev8": "chat_blind_dev8.jsonl",
     "dev9": "chat_blind_dev9.jsonl",
+    "dev10": "chat_blind_dev10.jsonl",
+    "dev11": "chat_blind_dev11.jsonl",
+    "dev12": "chat_blind_dev12.jsonl",
 }
 
 

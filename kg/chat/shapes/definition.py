@@ -19,6 +19,8 @@ def coordinated(ctx: Ctx) -> list[str]:
     cuDNN", "SXM 和 PCIe 介绍一下"), in the user's order; [] for any other subject."""
     if ctx.used_context or not ctx.parsed.slots or (ctx.parsed.facet or "").startswith("names"):
         return []
+    if ctx.pronoun is not None and ctx.referent:
+        return []  # "AWQ 跟 GPTQ 里，第二个是靠什么…": the pointer picked one of the two
     slot = ctx.parsed.slots[0]
     spans = ctx.linker.spans_in(ctx.analysis, slot)
     if len(spans) != 2 or spans[0].term_id == spans[1].term_id:

@@ -21,9 +21,16 @@ def howto(ctx: Ctx) -> Answer:
     if asks_for_remedy(ctx.parsed, ctx.analysis) and _answer_term(ctx) is not None:
         return which(ctx)
     d = ctx.decision
-    if (ctx.referent is None or not ctx.used_context) and d is not None and d.candidate:
+    named_referent = _fronted_subject(ctx)
+    if (
+        (ctx.referent is None or not ctx.used_context)
+        and not named_referent
+        and d is not None
+        and d.candidate
+    ):
         # retrieval-first: "为什么提示词越长，首 token 越慢" is about what the search ranks first
-        # (measured on the dev split: 30 % → 32 % first citations right on how/why questions)
+        # (measured on the dev split: 30 % → 32 % first citations right on how/why questions);
+        # not "And Elo — can it stand in for task metrics?", whose pronoun points at the name
         link: Link | None = Link(d.candidate, "search")
     else:
         link = single(ctx, prefer="first")
@@ -62,6 +69,20 @@ def howto(ctx: Ctx) -> Answer:
             c.add(line)
     c.add(t(ctx.lang, "howto_tail"))
     return finish(ctx, c, "howto_why", [c.follow("related", focus)])
+
+
+#: Between a fronted name and the pronoun that takes it up: "And Elo — can it …", "X：它…".
+_FRONTED = re.compile(r"^\s*[—–:：,，-]+\s*(?:(?:can|could|does|do|is|are|will|would|should)\s+)?$")
+
+
+def _fronted_subject(ctx: Ctx) -> bool:
+    """ "And Elo — can it stand in for task metrics?": the question names its subject first and
+    takes it up with a pronoun; the answer is about that name, not about what a search ranks first."""
+    p = ctx.pronoun
+    if p is None or ctx.used_context or not ctx.referent:
+        return False
+    f = ctx.parsed.folded
+    return any(s.term_id == ctx.referent and _FRONTED.match(f[s.end : p.start]) for s in ctx.analysis.spans)
 
 
 def _whole_of_pair(ctx: Ctx) -> str | None:
