@@ -86,8 +86,9 @@ def test_the_examples_come_in_the_order_the_source_gives_them(
     # 002: "模型训练完再做量化…。AWQ、GPTQ、SmoothQuant 均属此类。"
     (_, a, third), _ = converse(glossary, engine, "什么是训练后量化？", "它有哪些代表算法？", "第三个呢？")
     assert a.listed[:3] == ["activation-aware-weight-quantization", "gptq", "smoothquant"]
-    assert a.citations[0].term_id == "activation-aware-weight-quantization"
-    assert a.focus[-1] == "post-training-quantization"  # the term itself comes last
+    # the term first, quoted from the definition that gives the examples, then each example
+    assert [c.term_id for c in a.citations[:4]] == ["post-training-quantization", *a.listed[:3]]
+    assert a.citations[0].quote.endswith("均属此类。") and a.focus[0] == "post-training-quantization"
     assert third.citations and third.citations[0].term_id == "smoothquant"
 
 

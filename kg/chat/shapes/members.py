@@ -222,15 +222,17 @@ def members_of(ctx: Ctx, term_id: str, cls: str) -> list[str]:
 
 
 def members(ctx: Ctx, term_id: str, found: list[str], cls: str) -> Answer:
-    """The members first, each with the sentence linking it to *term_id* (else its definition)."""
+    """The members first, each with the sentence linking it to *term_id* (else its definition).
+
+    The examples of a term come after the term instead: its own definition is the sentence that
+    gives them ("AWQ、GPTQ、SmoothQuant 均属此类"), so it is quoted, and cited, first."""
     g = ctx.glossary
-    ctx.focus = [*found[:4], term_id]
-    ctx.linked_by = "context"
     c = Composer(g, ctx.lang)
     if cls == EXAMPLES:
-        c.add(t(ctx.lang, "examples_head", a=c.bold(term_id)))
-    else:
-        c.add(t(ctx.lang, "members_head", a=c.bold(term_id), cls=cls or c.name(term_id)))
+        return _examples(ctx, c, term_id, found)
+    ctx.focus = [*found[:4], term_id]
+    ctx.linked_by = "context"
+    c.add(t(ctx.lang, "members_head", a=c.bold(term_id), cls=cls or c.name(term_id)))
     for n in found[:4]:
         d = g.terms[n].definitions[0]
         marker = c.cite(n, d.source, d.text, "definition", d.line)
@@ -242,5 +244,28 @@ def members(ctx: Ctx, term_id: str, found: list[str], cls: str) -> Answer:
     c.first_definition(g.terms[term_id])
     follow = [c.follow("define", found[0])]
     result = finish(ctx, c, "listing", follow)
+    result.listed = found[:4]
+    return result
+
+
+def _examples(ctx: Ctx, c: Composer, term_id: str, found: list[str]) -> Answer:
+    """The term's definition, then each example it gives in the example's own words."""
+    g = ctx.glossary
+    ctx.focus = [term_id, *found[:4]]
+    ctx.linked_by = "context"
+    term = g.terms[term_id]
+    names = [fold(x) for x in g.terms[found[0]].all_names()] if found else []
+    # the definition that gives them ("…AWQ、GPTQ、SmoothQuant 均属此类"), else the first
+    own = next((d for d in term.definitions if any(x in fold(d.text) for x in names)), term.definitions[0])
+    c.add(c.bold(term_id, full=True))
+    marker = c.cite(term_id, own.source, own.text, "definition", own.line)
+    c.add(t(ctx.lang, "def", src=c.src(own.source, own.lang), q=c.q(own.text)) + " " + marker)
+    c.use(term_id)
+    c.add(t(ctx.lang, "examples_head", a=c.bold(term_id)))
+    for n in found[:4]:
+        d = g.terms[n].definitions[0]
+        marker = c.cite(n, d.source, d.text, "definition", d.line)
+        c.add(f"- {c.bold(n)}{t(ctx.lang, 'colon')}{c.q(d.text)} {marker}".rstrip())
+    result = finish(ctx, c, "listing", [c.follow("define", found[0])])
     result.listed = found[:4]
     return result
