@@ -47,7 +47,14 @@ from kg.chat.counterpart import (
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical, versus_follow_up
 from kg.chat.finish import polish
-from kg.chat.followup import FollowupRanker, candidate_features, default_ranker, definition_mentions, ranks
+from kg.chat.followup import (
+    FollowupRanker,
+    candidate_features,
+    default_ranker,
+    definition_mentions,
+    generic_terms,
+    ranks,
+)
 from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative, parse
@@ -196,6 +203,16 @@ def answer(
             named_pick = followup
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
+    elif (
+        followup is not None
+        and followup == ctx.referent
+        and ctx.used_context
+        and ctx.pronoun is not None
+        and {s.term_id for s in analysis.spans if s.start < ctx.pronoun.start} <= generic_terms(glossary)
+    ):
+        # "做推理时为什么常拿它当量化精度的对照基准？": what it names before the pronoun (inference) is
+        # common to half the glossary; the ranker's choice, the term under discussion, is the subject
+        ctx.ranked_referent = True
     relative = _named_before_relative_clause(ctx)
     if relative is not None and ctx.parsed.intent == "which":
         # "And the subagents it spawns?" after Agent: the question names what it asks about; the
@@ -301,6 +318,9 @@ def answer(
     return result
 
 
+#: A question that asks what something is called: the name asked for is the answer.
+_NAMING = re.compile(r"叫什么|叫啥|叫做什么|什么名字|称为什么|称作什么")
+
 #: What may come before a pronoun that opens a question as its subject ("那前一个…", "回来说，它…").
 _PRONOUN_SUBJECT = re.compile(r"^[\s那么所以好的嗯回来说，,:：—-]*$")
 
@@ -370,6 +390,8 @@ def _answered_by_referent(ctx: Ctx) -> bool:
         return False  # "哪个推理引擎是靠它起家的？": the engine is the subject, not "it"
     if re.search(r"是\s*哪", ctx.parsed.folded[p.end : body.end]):
         return False  # "它对接的是哪个推理引擎？": the copula puts the engine in focus
+    if p.ref == "both" or _NAMING.search(ctx.parsed.folded, p.end):
+        return False  # "這兩個裡面用的 CPU 叫什麼？": a name asked for, of what the two share
     if not d.candidate or d.candidate == ctx.referent or d.candidate not in ctx.glossary:
         return False
     return any(

@@ -64,6 +64,9 @@ class Ctx:
     reasked: bool = False
     # the question left out its subject, the term under discussion ("部署时一般用哪种并行？")
     dropped_subject: bool = False
+    # the follow-up ranker picked the term under discussion itself (kg/chat/followup.py): a how/why
+    # question about it ("做推理时为什么常拿它当…基准？") is about it, not a name it mentions on the way
+    ranked_referent: bool = False
 
     @property
     def in_domain(self) -> bool:

@@ -100,6 +100,18 @@ def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
 GENERIC_MENTIONS = 20
 
 
+@lru_cache(maxsize=8)
+def generic_terms(glossary: Glossary) -> frozenset[str]:
+    """The terms more than :data:`GENERIC_MENTIONS` definitions name (GPU, token, inference …):
+    a question that names one says little about what it is about."""
+    named_by: Counter[str] = Counter()
+    for t in glossary.terms:
+        for e in glossary.edges_of(t):
+            if any(ev.origin == "mention" and ev.subject == t for ev in e.items):
+                named_by[e.target if e.source == t else e.source] += 1
+    return frozenset(x for x, n in named_by.items() if n > GENERIC_MENTIONS)
+
+
 def _rr(rank: int | None) -> float:
     return 0.0 if rank is None else 1.0 / (1.0 + rank)
 

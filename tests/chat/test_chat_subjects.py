@@ -109,3 +109,31 @@ def test_gai_before_a_verb_is_should_not_a_pronoun(glossary: Glossary, real_engi
     # "該從哪裡查起" is "where should I start", not "this one": the question is about the error
     turns = ("HBM 是什麼？", "我的顯示卡一載入模型就報記憶體不足，該從哪裡查起？")
     assert _first(glossary, real_engine, *turns) == "out-of-memory-error"
+
+
+@pytest.mark.parametrize(
+    ("turns", "first"),
+    [
+        (("GB200 是由什麼組成的？", "那 GH200 呢？", "這兩個裡面用的 CPU 叫什麼？"), "grace-cpu"),
+        (("AOT 和 JIT 有啥区别？", "前者在 TensorRT 里编出来的文件叫什么？"), "engine"),
+    ],
+)
+def test_a_name_asked_for_is_the_answer(
+    glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...], first: str
+) -> None:
+    # "…叫什么？" asks for a name: the term that bears it comes first, even when the referent's own
+    # text states it (the relation shape would quote the referent first)
+    assert _first(glossary, engine, *turns) == first
+
+
+@pytest.mark.slow
+def test_a_how_question_about_the_term_under_discussion(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # the ranker keeps BF16; "推理" before the pronoun is a name half the glossary uses
+    turns = (
+        "BF16 有什么特点？",
+        "它跟 FP16 比，动态范围哪个大？",
+        "做推理时为什么常拿它当量化精度的对照基准？",
+    )
+    assert _first(glossary, real_engine, *turns) == "bf16"

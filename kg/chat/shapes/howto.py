@@ -32,6 +32,8 @@ def howto(ctx: Ctx) -> Answer:
         # (measured on the dev split: 30 % → 32 % first citations right on how/why questions);
         # not "And Elo — can it stand in for task metrics?", whose pronoun points at the name
         link: Link | None = Link(d.candidate, "search")
+    elif ctx.ranked_referent and ctx.referent:
+        link = Link(ctx.referent, "context")
     else:
         link = single(ctx, prefer="first")
     g = ctx.glossary
