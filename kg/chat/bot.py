@@ -258,10 +258,18 @@ def answer(
     if side is None and instance is None and named_pick is not None and ctx.decision.candidate == named_pick:
         side = named_pick
     if chosen is not None:
-        # "那它一般是卡算力还是卡带宽？" after prefill: the alternative the sources tie to it, and the
-        # subject beside it (what ties them is quoted from it)
+        # "Is it usually compute-bound or memory-bound?" after prefill: the alternative the sources
+        # tie to it, quoted from the subject's own text; asked of the term under discussion, the
+        # subject comes first, as in other relation answers (the blind writers of the dev, dev3
+        # and dev12 splits cite prefill first), asked of a name, the alternative
+        of_referent = (
+            ctx.used_context and chosen[1] == ctx.referent and chosen[0] in glossary.neighbours(chosen[1])
+        )
         ctx.decision.candidate, ctx.referent = chosen
         ctx.parsed.intent = "which"
+        if of_referent:
+            ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"
+            ctx.asked, side = chosen[0], None
     if instance is None and side is None and (_answered_by_referent(ctx) or _asked_again_as_relation(ctx)):
         # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
         # all-reduce 同步), so TP is quoted first, then the term asked for beside it

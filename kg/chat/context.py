@@ -67,6 +67,9 @@ class Ctx:
     # the follow-up ranker picked the term under discussion itself (kg/chat/followup.py): a how/why
     # question about it ("做推理时为什么常拿它当…基准？") is about it, not a name it mentions on the way
     ranked_referent: bool = False
+    # the term a relation answer must give beside its subject, though the question names it
+    # ("Is it usually compute-bound or memory-bound?": compute-bound, kg/chat/alternatives.py)
+    asked: str | None = None
 
     @property
     def in_domain(self) -> bool:

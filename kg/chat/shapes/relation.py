@@ -80,6 +80,8 @@ def _asked_for(ctx: Ctx, focus: str, others: list[str]) -> str | None:
     """The neighbour of *focus* a "which" question about it asks for: the best search hit among
     its neighbours, other than the terms the question names."""
     near = set(ctx.glossary.neighbours(focus))
+    if ctx.asked in near:
+        return ctx.asked  # the alternative the sources tie to the subject, though the question names it
     d = ctx.decision
     if d is not None and d.candidate in near and d.candidate not in others:
         return d.candidate  # the term the decision (or the follow-up ranker) chose
