@@ -778,7 +778,7 @@ ChatDataOpt = typer.Option(
 ChatSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the twelve blind dev splits, the test split "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the thirteen blind dev splits, the test split "
     "and the original conversations.",
 )
 DEFAULT_CHAT_SPLITS = (
@@ -794,6 +794,7 @@ DEFAULT_CHAT_SPLITS = (
     "dev10=tests/data/chat_blind_dev10.jsonl",
     "dev11=tests/data/chat_blind_dev11.jsonl",
     "dev12=tests/data/chat_blind_dev12.jsonl",
+    "dev13=tests/data/chat_blind_dev13.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )
@@ -881,7 +882,7 @@ def eval_chat(
 VariantSplitOpt = typer.Option(
     None,
     "--split",
-    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the twelve blind dev splits together "
+    help="NAME=FILE of a chat split (JSON lines), repeatable; default: the thirteen blind dev splits together "
     "(tuned on) and the test split (never tuned on).",
 )
 
@@ -904,7 +905,7 @@ def eval_variants(
         paths = _named_splits(None, DEFAULT_CHAT_SPLITS)
         dev = [c for name, path in paths if name.startswith("dev") for c in load_conversations(path)]
         test = load_conversations(dict(paths)["test"])
-        named = [("dev–dev12", dev), ("test", test)]
+        named = [("dev–dev13", dev), ("test", test)]
     reports = {name: score_variants(g, engine, convs) for name, convs in named}
     command = "glossary eval-variants" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""

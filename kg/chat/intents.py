@@ -112,9 +112,11 @@ ASKS_ATTRIBUTE = re.compile(
 
 #: Words opening a question that leaves the conversation's subject.
 TOPIC_SWITCH = re.compile(
-    r"^\s*(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了|说点别的|"
-    r"something else|unrelated|different question|another question|on another note|by the way|btw|new question|"
-    r"totally different|off[- ]topic|random question|lol\b)"
+    # "cool thx. unrelated, but …", "好了不聊这个，…": thanks or an OK may come first
+    r"^\s*(?:(?:(?:ok(?:ay)?|cool|thanks|thx|thank you|great|nice|got it)\b|好的?|好了|好吧|嗯|行|谢谢|多谢)[\s,，.。!！]*)*"
+    r"(?:换个话题|换个问题|另外|另一个问题|顺便问一下|顺便问|不聊这个了?|不说这个了?|说点别的|聊点别的|题外话|"
+    r"something else|unrelated|different question|another question|on (?:another|a different) note|by the way|btw|"
+    r"new question|totally different|off[- ]topic|random question|changing (?:the )?(?:topic|subject)|lol\b)"
 )
 _OTHER = {"另一个", "另外一个", "另一种", "另外那个"}
 _PLURAL = {

@@ -34,7 +34,8 @@ class Citation:
     ``quote`` is the graph's text verbatim: a definition, a definition's note (001's
     "在推理系统里看什么" column), an edge's evidence, or (``mention``) a sentence that mentions a
     name the glossary does not define (:mod:`kg.mentioned`). ``term_id`` is the term the quoted
-    statement is about (for an edge: the other end, the term the answer line names);
+    statement is about (for an edge: the other end, the term the answer line names; for a
+    mention: the entry whose text holds the sentence, which the answer line names);
     ``source``/``line`` locate the quote in ``corpus/sources``. ``marker`` is the number
     the answer text cites as ``[n]``.
     """

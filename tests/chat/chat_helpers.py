@@ -38,12 +38,16 @@ def assert_grounded(ans: Answer, glossary: Glossary) -> None:
                 for e in glossary.edges
             ), c
         elif c.kind == "mention":
-            # a sentence mentioning a name the glossary does not define: one of its mentions
-            term = glossary.terms[c.term_id]
-            assert term.kind == "mentioned" and not term.definitions, c
-            assert any(
-                (m.source, m.line, m.sentence) == (c.source, c.line, c.quote) for m in term.mentioned_in
-            ), c
+            # a sentence mentioning a name the glossary does not define: one of its mentions, cited
+            # under the entry whose text holds it (else under the mentioned name itself)
+            sites = [
+                (t, m)
+                for t in glossary.terms.values()
+                if t.kind == "mentioned" and not t.definitions
+                for m in t.mentioned_in
+                if (m.source, m.line, m.sentence) == (c.source, c.line, c.quote)
+            ]
+            assert any(c.term_id in (m.term, t.id) for t, m in sites), c
             assert c.quote in source_text(glossary, c.source)
         else:
             term = glossary.terms[c.term_id]

@@ -59,7 +59,10 @@ def test_comparison_with_a_mentioned_side_quotes_both(glossary: Glossary, engine
     assert_grounded(a, glossary)
     assert a.intent == "comparison"
     assert a.citations[0].kind == "definition" and a.citations[0].term_id != "rccl"
-    assert any(c.kind == "mention" and c.term_id == "rccl" for c in a.citations)
+    # cited under the entry whose text mentions it: NCCL's "RCCL 是 AMD 的对应实现"
+    assert any(
+        c.kind == "mention" and c.term_id == "nvidia-collective-communications-library" for c in a.citations
+    )
     assert "**RCCL** 不是词表中定义的术语" in a.answer and "找不到" not in a.answer
 
 

@@ -137,3 +137,37 @@ def test_a_how_question_about_the_term_under_discussion(
         "做推理时为什么常拿它当量化精度的对照基准？",
     )
     assert _first(glossary, real_engine, *turns) == "bf16"
+
+
+@pytest.mark.parametrize(
+    ("text", "switches"),
+    [
+        ("cool thx. unrelated, but who won the champions league last year?", True),
+        ("好了不聊这个,今晚吃火锅还是烤肉?", True),
+        ("ok, changing the subject: what is a warp?", True),
+        ("unrelated: what's the weather?", True),
+        ("ok so what is it used for?", False),
+        ("好的,它用在哪个阶段?", False),
+    ],
+)
+def test_a_topic_switch_after_thanks_or_an_ok(text: str, switches: bool) -> None:
+    from kg.chat.intents import TOPIC_SWITCH
+
+    assert bool(TOPIC_SWITCH.match(text)) is switches
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (
+            "hey, wat is pagedattention exactly",
+            "cool thx. unrelated, but who won the champions league last year?",
+        ),
+        ("不用额外的 draft 模型也能做投机解码吗？", "好了不聊这个，今晚吃火锅还是烤肉？"),
+    ],
+)
+def test_chit_chat_after_a_switch_is_declined(
+    glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...]
+) -> None:
+    answers, _ = converse(glossary, engine, *turns)
+    assert not answers[-1].grounded and not answers[-1].citations

@@ -58,7 +58,10 @@ def add_mentions(c: Composer, full: Glossary, term: Term, limit: int = MAX_SITES
             continue
         if len(shown) == limit:
             break
-        marker = c.cite(term.id, site.source, site.sentence, "mention", site.line)
+        # the entry whose text holds the sentence is what the line names and a reader can open
+        # (NCCL for "RCCL 是 AMD 的对应实现"); the mentioned name has no entry of its own
+        host = site.term if site.term is not None and site.term in full else term.id
+        marker = c.cite(host, site.source, site.sentence, "mention", site.line)
         src = c.src(site.source)
         if site.term is not None and site.term in full:
             entry = f"**{short_name(full.terms[site.term], lang)}**"
