@@ -519,6 +519,17 @@ _f(
     r"比[,，])",
 )
 _f("comparison", None, r"differences? between (?P<a>.+?) and (?P<b>.+?)$")
+# "how do B200 and B300 compare on memory?", "how does X compare with Y?"
+_f(
+    "comparison",
+    None,
+    r"\bhow (?:do|does|would|did) (?P<a>[^,;:?]+?) (?:and|&) (?P<b>[^,;:?]+?) compare\b.*$",
+)
+_f(
+    "comparison",
+    None,
+    r"\bhow (?:do|does|would|did) (?P<a>[^,;:?]+?) compare (?:with|to|against) (?P<b>[^,;:?]+?)$",
+)
 _COMPARATIVE_EN = (
     r"(?:faster|slower|better|worse|cheaper|costlier|bigger|smaller|larger|higher|lower|more \w+|less \w+)"
 )
@@ -822,7 +833,8 @@ _f(
     rf"^what(?:(?:'s| is| are) (?:the |a |an )| )(?:name (?:of|for) (?:the )?|term for (?:the )?)?"
     # not "what's a GPU's SFU for?" (normalised "what's a gpu sfu for?"): the noun owns the name
     # after it, and the question asks what that name is for
-    rf"{_WHICH_EN_NOUN}\b(?!\s+[\w-]+\s+for\s*[?.!]*$)(?P<x>.+)$",
+    # nor "what's a GPU node, typically?": the noun and the one word after it are the subject's name
+    rf"{_WHICH_EN_NOUN}\b(?!\s+[\w-]+\s+for\s*[?.!]*$)(?!\s+[a-z][\w-]*\s*(?:,\s*[a-z]+(?:\s[a-z]+)*)?[?.!]*$)(?P<x>.+)$",
 )
 _f("which", None, r"^what (?:do you|do we|do people|does one) call (?P<x>.+)$")
 _f("which", None, r"^(?:is there a|what is the|what's the) (?:term|name|word) for (?P<x>.+)$")
@@ -1093,6 +1105,11 @@ def _trim_slot(text: str, start: int, last: bool = False) -> Slot | None:
         cuts = [m.end() for m in _ZH_CLAUSE.finditer(text) if text[m.end() :].strip()]
         if cuts:
             text, start = text[cuts[-1] :], start + cuts[-1]
+    elif last:
+        # "and NVIDIA's template libs, CUTLASS vs CuTe?": the side touching the connector
+        cut = text.rfind(",")
+        if cut >= 0 and text[cut + 1 :].strip():
+            text, start = text[cut + 1 :], start + cut + 1
     m = _CLAUSE.search(text)
     if m:
         text = text[: m.start()]
@@ -1143,7 +1160,7 @@ def parse(question: str) -> Parsed:
                     and m.start(g) == 0
                     and (g == "a" or (g == "x" and m.end(g) < len(body)))
                 )
-                slot = _trim_slot(m.group(g), s + m.start(g), last)
+                slot = _trim_slot(m.group(g), s + m.start(g), last or (intent == "comparison" and g == "a"))
                 if slot is not None:
                     slots.append(slot)
         if not slots:

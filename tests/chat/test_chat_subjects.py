@@ -171,3 +171,34 @@ def test_chit_chat_after_a_switch_is_declined(
 ) -> None:
     answers, _ = converse(glossary, engine, *turns)
     assert not answers[-1].grounded and not answers[-1].citations
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "slots"),
+    [
+        ("fine. how do b200 and b300 compare on memory then?", "comparison", ["b200", "b300"]),
+        ("how does it compare with tpot?", "comparison", ["it", "tpot"]),
+        ("and nvidia template libs, cutlass vs cute?", "comparison", ["cutlass", "cute"]),
+        ("what's a gpu node, typically?", "definition", ["gpu node"]),
+        ("what technique fixes fragmentation?", "which", ["fixes fragmentation"]),
+    ],
+)
+def test_comparison_and_naming_frames_in_english(question: str, intent: str, slots: list[str]) -> None:
+    p = parse(question)
+    assert (p.intent, [s.text for s in p.slots]) == (intent, slots)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # the name "how does …" opens with is the subject, whatever the search ranks first
+        ("how does autoscaling work for model replicas?", "autoscaling"),
+        # a remedy asked of a name is answered with the mechanism, which the search finds
+        ("How does vLLM keep its KV cache memory from fragmenting?", "pagedattention"),
+    ],
+)
+def test_how_does_a_named_term(
+    glossary: Glossary, real_engine: SearchEngine, question: str, first: str
+) -> None:
+    assert _first(glossary, real_engine, question) == first

@@ -22,7 +22,12 @@ def howto(ctx: Ctx) -> Answer:
         return which(ctx)
     d = ctx.decision
     named_referent = _fronted_subject(ctx)
-    if (
+    opening = _how_does_subject(ctx)
+    if opening is not None:
+        # "how does autoscaling work for model replicas?": the name the question opens with is the
+        # subject of "how does …", whatever else the search ranks first for the rest of it
+        link: Link | None = Link(opening, "mention")
+    elif (
         (ctx.referent is None or not ctx.used_context)
         and not named_referent
         and d is not None
@@ -31,7 +36,7 @@ def howto(ctx: Ctx) -> Answer:
         # retrieval-first: "为什么提示词越长，首 token 越慢" is about what the search ranks first
         # (measured on the dev split: 30 % → 32 % first citations right on how/why questions);
         # not "And Elo — can it stand in for task metrics?", whose pronoun points at the name
-        link: Link | None = Link(d.candidate, "search")
+        link = Link(d.candidate, "search")
     elif ctx.ranked_referent and ctx.referent:
         link = Link(ctx.referent, "context")
     else:
@@ -75,6 +80,37 @@ def howto(ctx: Ctx) -> Answer:
 
 #: Between a fronted name and the pronoun that takes it up: "And Elo — can it …", "X：它…".
 _FRONTED = re.compile(r"^\s*[—–:：,，-]+\s*(?:(?:can|could|does|do|is|are|will|would|should)\s+)?$")
+
+
+#: "how does <name> work …", "how do <name> …": the name is the subject of the question.
+_HOW_DOES = re.compile(r"^(?:and |so |ok,? )?how (?:does|do|did|would|will) ")
+
+
+def _how_does_subject(ctx: Ctx) -> str | None:
+    """The term a "how does X …" question opens with, by its exact name (not through a pronoun)."""
+    f = ctx.parsed.folded
+    m = _HOW_DOES.match(f)
+    if m is None:
+        return None
+    return next(
+        (
+            s.term_id
+            for s in ctx.analysis.spans
+            if s.start == m.end()
+            and ctx.linker.engine.matcher.exact(s.text)
+            and not _REMEDY_VERB.match(f, s.end)
+        ),
+        None,
+    )
+
+
+#: "How does vLLM keep its KV cache from fragmenting?": a remedy asked of the name; the answer is
+#: the mechanism (PagedAttention), which the search finds, not the name
+_REMEDY_VERB = re.compile(
+    r"\s+(?:[a-z-]+\s+)?(?:keep|keeps|avoid|avoids|prevent|prevents|reduce|reduces|fix|fixes|handle|handles|cut|cuts|stop|"
+    r"stops|lower|lowers|speed|speeds|save|saves|get|gets|deal|deals|solve|solves|overcome|manage|manages|"
+    r"minimi[sz]e|limit|limits|mitigate|eliminate|hide|hides|shrink|shrinks)\b"
+)
 
 
 def _fronted_subject(ctx: Ctx) -> bool:
