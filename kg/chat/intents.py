@@ -800,6 +800,8 @@ _f(
     None,
     r"^what (?:are )?(?:some )?(?:representative |common |popular |typical )?(?:methods|techniques|approaches|examples|variants|implementations) (?:for|of) (?P<x>.+)$",
 )
+# "MoE models - what's the deal with them?", "what's the story with RoPE?": what the subject is
+_f("definition", None, r"^what(?:'s| is) (?:the )?(?:deal|story|thing|idea) (?:with|behind) (?P<x>.+)$")
 # which: the question describes a role and asks for the term that plays it
 _WHICH_ZH = r"(?:哪个|哪种|哪一个|哪一种|哪款|哪一款|哪类|哪一类|哪项|哪家|哪套|哪条|哪一?代|哪一?层|哪一?步|哪一?级|哪一?版)"
 _WHICH_EN_NOUN = (

@@ -43,6 +43,12 @@ _RETURN_TO = re.compile(
 #: A preposition right before a demonstrative: "on those charts", "in that setup" place what the
 #: question names; they do not point at the term under discussion.
 _PLACED_BY = re.compile(r"\b(?:on|in|at|from|within|inside|across|under)\s+$")
+#: "RoPE 对这种场景…", "X 在这种情况下…": a Chinese preposition before a demonstrative noun phrase.
+_PLACED_BY_ZH = re.compile(r"(?:对|在)\s*$")
+#: A name put in front of the question it is asked about: "MoE models - what's …", "X: …".
+_FRONTED_BY = re.compile(r"\s[—–-]{1,2}\s|——|:|：")
+#: What may come before a name that opens a question.
+_OPENS = re.compile(r"^[\s那么所以好的嗯,，]*$")
 #: An indefinite noun phrase the question introduces ("a new model", "an internal API") with no
 #: sentence end after it: what a later "its" / "their" owns.
 _OWN_ANTECEDENT = re.compile(r"\b(?:a|an)\s+(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*\b(?![^.?!;]*[.?!;])")
@@ -81,6 +87,18 @@ def resolve_reference(ctx: Ctx) -> None:
         # the question names; it does not bring back the one under discussion
         ctx.pronoun = None
         return
+    if (
+        is_demonstrative(p)
+        and _PLACED_BY_ZH.search(ctx.parsed.folded, 0, p.start)
+        and spans
+        and _OPENS.match(ctx.parsed.folded[: spans[0].start])
+        and spans[0].end <= p.start
+        and not _STANDS_ALONE.match(ctx.parsed.folded, p.end)
+    ):
+        # "RoPE 对这种场景有什么帮助？": the question opens with its subject; the demonstrative only
+        # places it (in the long-context setting under discussion)
+        ctx.pronoun = None
+        return
     if p.text in ("its", "their") and _OWN_ANTECEDENT.search(ctx.parsed.folded, 0, p.start):
         # "How can I try a new model on real traffic without users ever seeing its output?": the
         # possessive's owner is the thing the sentence itself introduces, not a term talked about
@@ -98,6 +116,12 @@ def resolve_reference(ctx: Ctx) -> None:
             return
         # "which is better for latency, TP or PP?": the alternatives offered, not the criterion
         named = choice_terms(ctx.parsed.folded, spans) or list(dict.fromkeys(s.term_id for s in spans))
+        if len(named) == 1 and any(
+            s.end <= p.start and _FRONTED_BY.search(ctx.parsed.folded, s.end, p.start) for s in spans
+        ):
+            # "MoE models - what's the deal with them?": the plural takes up the name put in front
+            ctx.referent = named[0]
+            return
         if len(named) >= 2:
             # "AllGather 和 All-to-All 这两个有啥区别", "compute-bound vs memory-bound: how do I tell them apart"
             ctx.referents = named[:_CHOICE_MAX]

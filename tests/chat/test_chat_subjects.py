@@ -202,3 +202,25 @@ def test_how_does_a_named_term(
     glossary: Glossary, real_engine: SearchEngine, question: str, first: str
 ) -> None:
     assert _first(glossary, real_engine, question) == first
+
+
+def test_a_name_the_question_opens_with_before_a_placing_demonstrative(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "这种场景" only places the question in the setting under discussion; RoPE is its subject
+    assert (
+        _first(glossary, engine, "长上下文场景的压力主要在哪", "RoPE 对这种场景有什么帮助")
+        == "rotary-positional-embeddings"
+    )
+    # a demonstrative standing alone still points back: "对这个有支持吗" asks about vLLM
+    assert _first(glossary, engine, "vLLM 是什么", "SGLang 对这个有支持吗？") == "vllm"
+    # "属于这一类": 于 ends a verb here, no preposition placing anything
+    answers, _ = converse(
+        glossary, engine, "什麼是訓練後量化？", "AWQ、GPTQ 跟 SmoothQuant 都屬於這一類演算法嗎？"
+    )
+    assert answers[1].citations[0].term_id == "post-training-quantization"
+
+
+def test_a_plural_takes_up_the_name_put_in_front(glossary: Glossary, engine: SearchEngine) -> None:
+    assert parse("moe models - what's the deal with them?").intent == "definition"
+    assert _first(glossary, engine, "MoE models - what's the deal with them?") == "mixture-of-experts"
