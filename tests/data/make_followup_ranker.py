@@ -50,6 +50,7 @@ DEV_SPLITS = {
     "dev10": "chat_blind_dev10.jsonl",
     "dev11": "chat_blind_dev11.jsonl",
     "dev12": "chat_blind_dev12.jsonl",
+    "dev13": "chat_blind_dev13.jsonl",
 }
 
 
