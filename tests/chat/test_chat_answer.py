@@ -683,8 +683,9 @@ def test_sides_sharing_a_head_name_compare_the_names_before_it(
     (a, former), _ = converse(glossary, engine, question, "前者一般是什么瓶颈？")
     assert a.intent == "comparison" and a.focus[:2] == ["prefill", "decode"]
     # "the former" is prefill: the kind of bottleneck asked for is the bound term the sources tie to
-    # prefill (kg/chat/alternatives.py), quoted with prefill beside it — decode would be memory-bound
-    assert former.citations[0].term_id == "compute-bound" and "prefill" in former.terms
+    # prefill (kg/chat/alternatives.py), given beside prefill, asked of which it is (a relation
+    # answer, the term under discussion first) — decode would be memory-bound
+    assert former.citations[0].term_id == "prefill" and "compute-bound" in former.answer
 
 
 @pytest.mark.parametrize(
