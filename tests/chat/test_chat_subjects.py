@@ -224,3 +224,15 @@ def test_a_name_the_question_opens_with_before_a_placing_demonstrative(
 def test_a_plural_takes_up_the_name_put_in_front(glossary: Glossary, engine: SearchEngine) -> None:
     assert parse("moe models - what's the deal with them?").intent == "definition"
     assert _first(glossary, engine, "MoE models - what's the deal with them?") == "mixture-of-experts"
+
+
+def test_both_after_a_verb_quantifies_and_an_ordinal_picks_its_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    p = parse("medusa and eagle are both examples, right? does the first one need a separate draft model?")
+    assert [x.text for x in p.pronouns] == ["the first one"]
+    turns = (
+        "explain speculative decoding in one line",
+        "Medusa and EAGLE are both examples, right? does the first one need a separate draft model?",
+    )
+    assert _first(glossary, engine, *turns) == "medusa"

@@ -258,6 +258,18 @@ def refuse(ctx: Ctx, intent: str = "out_of_domain", reason: str | None = None) -
 def single(ctx: Ctx, prefer: str = "head") -> Link | None:
     """The one term the question is about: its slot's name, the referent, else retrieval's candidate."""
     slot = ctx.parsed.slots[0] if ctx.parsed.slots else ctx.parsed.body
+    p = ctx.pronoun
+    if (
+        p is not None
+        and p.ref.startswith("ord:")
+        and ctx.referent
+        and slot is not None
+        and slot.start <= p.start
+        and p.end <= slot.end
+    ):
+        # "Medusa and EAGLE are both examples, right? does the first one need …": an ordinal picks
+        # its term outright; the rest of the slot says what is asked of it
+        return Link(ctx.referent, "context")
     link = slot_link(ctx, slot, prefer) if slot is not None else None
     subject = _yes_no_subject(ctx, slot) if link is not None and link.method == "mention" and slot else None
     if subject is not None:
@@ -292,6 +304,7 @@ def single(ctx: Ctx, prefer: str = "head") -> Link | None:
         link is None
         and ctx.referent
         and not ctx.used_context
+        and not (ctx.pronoun is not None and ctx.pronoun.ref.startswith("ord:"))  # "the first one" picks
         and slot is not None
         and ctx.decision is not None
         and ctx.decision.candidate
