@@ -81,35 +81,37 @@ FEATURES: tuple[str, ...] = (
 
 
 @lru_cache(maxsize=8)
-def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
-    """Term id → the terms its own definitions name (the ``mention`` evidence of its edges):
-    "LMCache 是一个对接 vLLM 的开源 KV Cache 库" names vLLM. Names so common in the texts that
-    being named says nothing (more than :data:`GENERIC_MENTIONS` definitions: GPU, token,
-    inference, LLM, kernel, KV cache — "推理引擎" names inference) are left out."""
+def _named_by_definitions(glossary: Glossary) -> dict[str, frozenset[str]]:
+    """Term id → every term its own definitions name (the ``mention`` evidence of its edges)."""
     out: dict[str, set[str]] = {}
     for t in glossary.terms:
         for e in glossary.edges_of(t):
             for ev in e.items:
                 if ev.origin == "mention" and ev.subject == t:
                     out.setdefault(t, set()).add(e.target if e.source == t else e.source)
-    named_by = Counter(x for v in out.values() for x in v)
-    return {t: frozenset(x for x in v if named_by[x] <= GENERIC_MENTIONS) for t, v in out.items()}
-
-
-#: A term named by more definitions than this is too common to tell which term a text is about.
-GENERIC_MENTIONS = 20
+    return {t: frozenset(v) for t, v in out.items()}
 
 
 @lru_cache(maxsize=8)
 def generic_terms(glossary: Glossary) -> frozenset[str]:
     """The terms more than :data:`GENERIC_MENTIONS` definitions name (GPU, token, inference …):
     a question that names one says little about what it is about."""
-    named_by: Counter[str] = Counter()
-    for t in glossary.terms:
-        for e in glossary.edges_of(t):
-            if any(ev.origin == "mention" and ev.subject == t for ev in e.items):
-                named_by[e.target if e.source == t else e.source] += 1
+    named_by = Counter(x for v in _named_by_definitions(glossary).values() for x in v)
     return frozenset(x for x, n in named_by.items() if n > GENERIC_MENTIONS)
+
+
+@lru_cache(maxsize=8)
+def definition_mentions(glossary: Glossary) -> dict[str, frozenset[str]]:
+    """Term id → the terms its own definitions name (the ``mention`` evidence of its edges):
+    "LMCache 是一个对接 vLLM 的开源 KV Cache 库" names vLLM. Names so common in the texts that
+    being named says nothing (:func:`generic_terms`: GPU, token, inference, LLM, kernel, KV cache
+    — "推理引擎" names inference) are left out."""
+    generic = generic_terms(glossary)
+    return {t: frozenset(v - generic) for t, v in _named_by_definitions(glossary).items()}
+
+
+#: A term named by more definitions than this is too common to tell which term a text is about.
+GENERIC_MENTIONS = 20
 
 
 def _rr(rank: int | None) -> float:
