@@ -942,6 +942,12 @@ _f(
 _f("howto_why", None, r"^(?P<x>.+?)(?:的原因|的好处|有什么好处|有什么用|有啥用|的作用|起什么作用)")
 _f("howto_why", None, r"^why (?:is|are|does|do|did|would|should|can|could|will) (?P<x>.+)$")
 _f("howto_why", None, r"^why (?P<x>.+)$")
+# "Long prompts give me terrible TTFT, why?": the question word after the complaint
+_f(
+    "howto_why",
+    None,
+    r"^(?P<x>.+?)\s*[,，:：-]+\s*(?:but )?(?:why|how come)(?: is that| so| though)?\s*[?？]*$",
+)
 _f("howto_why", None, r"^how (?:can|do|could|should|would|to|does|did|is|are|much|many) (?P<x>.+)$")
 _f("howto_why", None, r"^(?:is|are|does|do|can|should|will|would) (?P<x>.+)$")
 # definitions

@@ -203,6 +203,20 @@ def _singular(word: str, known: frozenset[str]) -> str | None:
     return None
 
 
+def _agent_noun(word: str, known: frozenset[str]) -> str | None:
+    """The process a glossary name calls by its "-ation" / "-ization" noun, for the one who does it
+    ("n-gram speculators" → n-gram speculation, "Which quantizer …" → quantization), when the agent
+    noun is neither a glossary word nor a plain English word ("generator", "operator" stay)."""
+    low = word.lower()
+    stem = low[:-1] if low.endswith("s") and len(low) > 5 else low
+    if stem in known or low in known or stem in english_words():
+        return None
+    for end, process in (("izer", "ization"), ("iser", "isation"), ("ator", "ation")):
+        if stem.endswith(end) and stem[: -len(end)] + process in known:
+            return stem[: -len(end)] + process
+    return None
+
+
 @dataclass(frozen=True)
 class _ZhNames:
     names: frozenset[str]
@@ -820,7 +834,9 @@ def normalize(
         if stem != word and stem.lower() not in _CONTRACTIONS and fold(word) not in known_words:
             word = stem  # "vLLM's scheduler" → "vLLM scheduler" (not "what's", "it's")
         single = _singular(word, known_words)
-        return single if single is not None else word
+        word = single if single is not None else word
+        done = _agent_noun(word, known_words)
+        return done if done is not None else word
 
     text = _join_split_names(text, known_words)
     text = _WORD.sub(reduce, text)

@@ -236,3 +236,55 @@ def test_both_after_a_verb_quantifies_and_an_ordinal_picks_its_term(
         "Medusa and EAGLE are both examples, right? does the first one need a separate draft model?",
     )
     assert _first(glossary, engine, *turns) == "medusa"
+
+
+@pytest.mark.parametrize(
+    ("question", "slot"),
+    [
+        ("long prompts give me terrible ttft, why?", "long prompts give me terrible ttft"),
+        ("my decode is slow - why?", "my decode is slow"),
+        ("ttft is high, but why is that?", "ttft is high"),
+    ],
+)
+def test_a_why_after_the_complaint_asks_why(question: str, slot: str) -> None:
+    p = parse(question)
+    assert (p.intent, [s.text for s in p.slots]) == ("howto_why", [slot])
+    assert parse("tell me why").intent != "howto_why"  # no complaint before it
+
+
+@pytest.mark.slow
+def test_the_name_a_yes_no_question_opens_with_is_its_subject(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "that" is the problem under discussion; chunked prefill, the name before the verb, is asked about
+    turns = ("Long prompts give me terrible TTFT, why?", "Would chunked prefill help with that?")
+    assert _first(glossary, real_engine, *turns) == "chunked-prefill"
+    # an owner is no subject: "does vLLM's built-in prefix caching …" asks about prefix caching
+    assert (
+        _first(glossary, real_engine, "Does vLLM's built-in prefix caching work beyond GPU memory?") != "vllm"
+    )
+
+
+def test_an_agent_noun_names_the_process(glossary: Glossary, engine: SearchEngine) -> None:
+    from kg.chat.normalize import known_words, normalize
+
+    words = known_words(glossary)
+    assert "n-gram speculation" in normalize("How do n-gram speculators propose drafts?", words).text
+    assert "quantization" in normalize("Which quantizer uses Hessian info?", words).text
+    # plain English agent nouns and glossary words stay as typed
+    assert "generator" in normalize("Is the generator optional?", words).text
+    assert "tokenizer" in normalize("What does the tokenizer do?", words).text
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What is knowledge distillation?", "distillation"),  # 002 L17 points to its page 知识蒸馏
+        ("知识蒸馏是什么", "distillation"),
+        ("How does KV-aware routing work?", "cache-aware-routing"),  # 000's KV 感知路由, word for word
+    ],
+)
+def test_editorial_names_of_source_terms(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    assert _first(glossary, engine, question) == term

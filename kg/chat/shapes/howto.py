@@ -82,12 +82,22 @@ def howto(ctx: Ctx) -> Answer:
 _FRONTED = re.compile(r"^\s*[—–:：,，-]+\s*(?:(?:can|could|does|do|is|are|will|would|should)\s+)?$")
 
 
-#: "how does <name> work …", "how do <name> …": the name is the subject of the question.
-_HOW_DOES = re.compile(r"^(?:and |so |ok,? )?how (?:does|do|did|would|will) ")
+#: "how does <name> work …", "how do <name> …", and a yes/no question opening with a name
+#: ("Would chunked prefill help with that?"): the name is the subject of the question.
+_HOW_DOES = re.compile(
+    r"^(?:and |so |ok,? )?(?:how (?:does|do|did|would|will)|(?P<yn>would|will|does|do|can|could|might)) "
+)
+#: What follows the name of a yes/no question's subject: its verb ("Would chunked prefill help
+#: with that?"); a noun there ("does vLLM's built-in version of that …") makes the name an owner.
+_SUBJECT_VERB = re.compile(
+    r"\s+(?:really |actually |also |still |even )?(?:help|work|matter|hurt|improve|affect|change|need|require|"
+    r"replace|apply|support|run|fit|speed|slow|cause|make|solve|fix|reduce|increase|cut|save|use)\b"
+)
 
 
 def _how_does_subject(ctx: Ctx) -> str | None:
-    """The term a "how does X …" question opens with, by its exact name (not through a pronoun)."""
+    """The term a "how does X …" or "would X …" question opens with, by its exact name (not
+    through a pronoun)."""
     f = ctx.parsed.folded
     m = _HOW_DOES.match(f)
     if m is None:
@@ -99,8 +109,20 @@ def _how_does_subject(ctx: Ctx) -> str | None:
             if s.start == m.end()
             and ctx.linker.engine.matcher.exact(s.text)
             and not _REMEDY_VERB.match(f, s.end)
+            and not _modifies_next(ctx, s.end)
+            and (not m.group("yn") or _SUBJECT_VERB.match(f, s.end))
         ),
         None,
+    )
+
+
+def _modifies_next(ctx: Ctx, end: int) -> bool:
+    """Whether another name follows within two words ("does vLLM's built-in prefix caching work
+    …", folded to "vllm built-in prefix caching"): the first name then only qualifies it."""
+    f = ctx.parsed.folded
+    return any(
+        s.start >= end and len(f[end : s.start].split()) <= 2 and not re.search(r"[,，?？]", f[end : s.start])
+        for s in ctx.analysis.spans
     )
 
 
