@@ -55,6 +55,7 @@ from kg.chat.followup import (
     generic_terms,
     ranks,
 )
+from kg.chat.formula import formula_part
 from kg.chat.genus import of_its_kind
 from kg.chat.instance import own_instance
 from kg.chat.intents import Parsed, Pronoun, Slot, is_demonstrative, parse
@@ -180,6 +181,16 @@ def answer(
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
         stated_of=lambda t: definition_mentions(glossary).get(t, frozenset()),
     )
+    formula = formula_part(ctx)
+    part = formula[0] if formula is not None else None
+    if formula is not None:
+        # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there; the
+        # sources ground it, though the question names no term and points at none. The formula's
+        # owner stands beside it in the answer, quoted with the formula.
+        ctx.decision = replace(
+            ctx.decision, action="answer", in_domain=True, reason="formula", candidate=part
+        )
+        ctx.referent = formula[1]
     picked = (
         compared_choice(glossary, parsed.folded, listed)
         if parsed.intent == "which" and not referent
@@ -227,6 +238,9 @@ def answer(
         ctx.parsed.intent = "which"
     chosen = chosen_alternative(ctx) if ctx.decision.action == "answer" and instance is None else None
     side = chosen[0] if chosen is not None else None
+    if side is None and instance is None and part is not None:
+        side = ctx.decision.candidate = part
+        ctx.parsed.intent = "which"
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
         side = owned_kind(ctx, question) or owned_implementation(ctx, question)
