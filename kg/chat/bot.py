@@ -87,6 +87,7 @@ from kg.chat.shapes.members import (
     members_of,
 )
 from kg.chat.shapes.mentioned import mentioned_subject, not_defined
+from kg.chat.threshold import threshold_side
 from kg.chat.variant import named_variant
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
@@ -182,15 +183,17 @@ def answer(
         stated_of=lambda t: definition_mentions(glossary).get(t, frozenset()),
     )
     formula = formula_part(ctx)
-    part = formula[0] if formula is not None else None
-    if formula is not None:
-        # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there; the
-        # sources ground it, though the question names no term and points at none. The formula's
-        # owner stands beside it in the answer, quoted with the formula.
-        ctx.decision = replace(
-            ctx.decision, action="answer", in_domain=True, reason="formula", candidate=part
-        )
-        ctx.referent = formula[1]
+    threshold = threshold_side(ctx) if formula is None else None
+    located = formula or threshold
+    part = located[0] if located is not None else None
+    if located is not None:
+        # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there;
+        # "强度低于那个交点的话，算哪种受限？": the term the sources name on that side of the ridge.
+        # The sources ground it, though the question may name no term and point at none; the
+        # formula's or the threshold's owner stands beside it in the answer, quoted.
+        reason = "formula" if formula is not None else "threshold"
+        ctx.decision = replace(ctx.decision, action="answer", in_domain=True, reason=reason, candidate=part)
+        ctx.referent = located[1]
     picked = (
         compared_choice(glossary, parsed.folded, listed)
         if parsed.intent == "which" and not referent

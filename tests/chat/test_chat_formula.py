@@ -54,3 +54,48 @@ def test_no_part_when_the_question_points_at_none(
 ) -> None:
     answers, _ = converse(glossary, engine, *turns)
     assert answers[-1].decision["reason"] != "formula"
+
+
+@pytest.mark.parametrize(
+    ("turns", "first"),
+    [
+        # 002: "强度低于此点 memory-bound，高于此点 compute-bound" in the roofline ridge's text
+        (("roofline ridge 是什么", "强度低于那个交点的话，算哪种受限？"), "memory-bound"),
+        (("roofline ridge 是什么", "强度低于那个交点的话，算哪种受限？", "那高于呢？"), "compute-bound"),
+        (
+            (
+                "What is the roofline ridge?",
+                "If my kernel sits to the left of that point, what is it bound by?",
+            ),
+            "memory-bound",
+        ),
+        # the ridge is next to what the conversation is about, though never named in it
+        (
+            (
+                "Roofline 模型怎么算性能上限？",
+                "公式里那个强度具体指什么",
+                "强度低于那个交点的话，算哪种受限？",
+            ),
+            "memory-bound",
+        ),
+    ],
+)
+def test_a_side_of_a_stated_threshold(
+    glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...], first: str
+) -> None:
+    answers, _ = converse(glossary, engine, *turns)
+    assert answers[-1].citations[0].term_id == first and answers[-1].decision["reason"] == "threshold"
+
+
+def test_no_side_without_a_point_or_its_owner(glossary: Glossary, engine: SearchEngine) -> None:
+    # "more than" with no value pointed at and no threshold named: no side is asked for
+    answers, _ = converse(
+        glossary, engine, "What is the roofline ridge?", "Is FP8 more than twice as fast as FP16?"
+    )
+    assert answers[-1].decision["reason"] != "threshold"
+
+
+def test_the_parts_a_definition_lists_keep_its_order(glossary: Glossary, engine: SearchEngine) -> None:
+    # 001: "通常由 text encoder、迭代 denoiser 和 VAE 等多个模型组成": the last one is the VAE
+    answers, _ = converse(glossary, engine, "图像生成流水线一般由哪几个模型组成？", "最后一个负责干什么")
+    assert answers[-1].citations[0].term_id == "variational-autoencoder"

@@ -113,10 +113,11 @@ _EXAMPLES_ZH = re.compile(
     r"|举几个例子|舉幾個例子|举些例子"
 )
 #: A sentence that gives instances: "AWQ、GPTQ、SmoothQuant 均属此类", "Medusa、EAGLE-2/3 是代表",
-#: "例如 X", "如 MXFP8、MXFP4、NVFP4，…" (not 如果 / 如何), "such as X"
+#: "例如 X", "如 MXFP8、MXFP4、NVFP4，…" (not 如果 / 如何), "such as X", or parts: "通常由 text
+#: encoder、迭代 denoiser 和 VAE 等多个模型组成", "consists of X and Y"
 _GIVES_EXAMPLES = re.compile(
     r"代表|均属|都属|属于此类|此类|这类|例如|比如|诸如|譬如|(?:^|[（(，,：:；;\s])如(?![果何此今同下上])|包括|"
-    r"such as|e\.g\.|for example|for instance|including"
+    r"由[^。；;]{2,60}?(?:组成|构成)|such as|e\.g\.|for example|for instance|including|consists? of|composed of|made up of"
 )
 
 
