@@ -31,6 +31,7 @@ import time
 from dataclasses import replace
 
 from kg.chat.alternatives import chosen_alternative
+from kg.chat.besides import besides_answer
 from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.classnoun import describes_a_kind, names_a_kind_of_thing
@@ -184,14 +185,15 @@ def answer(
     )
     formula = formula_part(ctx)
     threshold = threshold_side(ctx) if formula is None else None
-    located = formula or threshold
+    besides = besides_answer(ctx) if formula is None and threshold is None else None
+    located = formula or threshold or besides
     part = located[0] if located is not None else None
     if located is not None:
         # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there;
         # "强度低于那个交点的话，算哪种受限？": the term the sources name on that side of the ridge.
         # The sources ground it, though the question may name no term and point at none; the
         # formula's or the threshold's owner stands beside it in the answer, quoted.
-        reason = "formula" if formula is not None else "threshold"
+        reason = "formula" if formula is not None else "threshold" if threshold is not None else "besides"
         ctx.decision = replace(ctx.decision, action="answer", in_domain=True, reason=reason, candidate=part)
         ctx.referent = located[1]
     picked = (

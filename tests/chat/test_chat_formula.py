@@ -99,3 +99,27 @@ def test_the_parts_a_definition_lists_keep_its_order(glossary: Glossary, engine:
     # 001: "通常由 text encoder、迭代 denoiser 和 VAE 等多个模型组成": the last one is the VAE
     answers, _ = converse(glossary, engine, "图像生成流水线一般由哪几个模型组成？", "最后一个负责干什么")
     assert answers[-1].citations[0].term_id == "variational-autoencoder"
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (
+            "PagedAttention 是啥？",
+            "它最早是哪个引擎搞出来的？",
+            "除了 PagedAttention，这个引擎还靠什么起家？",
+        ),
+        ("PagedAttention 是什么？", "vLLM 除了这个，还靠什么起家？"),  # 这个: the term under discussion
+        ("Besides PagedAttention, what else did vLLM start with?",),
+    ],
+)
+def test_what_else_besides_a_term(glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...]) -> None:
+    # 002: vLLM "PagedAttention + continuous batching 起家": the term beside the one set aside
+    answers, _ = converse(glossary, engine, *turns)
+    assert answers[-1].citations[0].term_id == "continuous-batching"
+    assert answers[-1].decision["reason"] == "besides" and "vllm" in answers[-1].terms
+
+
+def test_besides_without_a_stated_companion_decides_nothing(glossary: Glossary, engine: SearchEngine) -> None:
+    answers, _ = converse(glossary, engine, "除了量化，还有什么办法省显存？")
+    assert answers[-1].decision["reason"] != "besides"
