@@ -72,6 +72,7 @@ from kg.chat.references import (
     listed_terms,
     needs_clarification,
     resolve_reference,
+    whole_of_pair,
 )
 from kg.chat.refusal import RefusalModel, refusal_model_for
 from kg.chat.retrieve import Retrieval, retrieve
@@ -186,14 +187,27 @@ def answer(
     formula = formula_part(ctx)
     threshold = threshold_side(ctx) if formula is None else None
     besides = besides_answer(ctx) if formula is None and threshold is None else None
-    located = formula or threshold or besides
+    whole = (
+        whole_of_pair(ctx)
+        if formula is None and threshold is None and besides is None and ctx.decision.action == "answer"
+        else None
+    )
+    located = formula or threshold or besides or ((whole, ctx.referents[0]) if whole is not None else None)
     part = located[0] if located is not None else None
     if located is not None:
         # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there;
         # "强度低于那个交点的话，算哪种受限？": the term the sources name on that side of the ridge.
         # The sources ground it, though the question may name no term and point at none; the
         # formula's or the threshold's owner stands beside it in the answer, quoted.
-        reason = "formula" if formula is not None else "threshold" if threshold is not None else "besides"
+        reason = (
+            "formula"
+            if formula is not None
+            else "threshold"
+            if threshold is not None
+            else "besides"
+            if besides is not None
+            else ctx.decision.reason  # the whole of a pair: the decision stands
+        )
         ctx.decision = replace(ctx.decision, action="answer", in_domain=True, reason=reason, candidate=part)
         ctx.referent = located[1]
     picked = (

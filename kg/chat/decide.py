@@ -161,7 +161,7 @@ def _candidate(
     stated_of: Callable[[str], frozenset[str]] | None = None,
 ) -> str | None:
     listed = listed or []
-    driver = _stated_driver(parsed, retrieval, near_of, stated_of) if not referent else None
+    driver = _stated_driver(parsed, analysis, retrieval, near_of, stated_of) if not referent else None
     if driver is not None:
         return driver
     exclude: list[str] = []
@@ -213,26 +213,39 @@ def _candidate(
     return best.term_id if best is not None else None
 
 
-#: "What determines TTFT?", "What limits decode speed?", "TTFT 由什么决定？", "decode 速度受什么限制？":
-#: what drives one named term.
+#: "What determines TTFT?", "Which phase mostly determines TPOT?", "What limits decode speed?", "TTFT
+#: 由什么决定？", "decode 速度受什么限制？": what drives one named term.
 _DRIVES = re.compile(
-    r"^what (?:mainly |mostly |usually |actually )?(?:determines|decides|drives|limits|bounds|governs|dominates|"
-    r"sets|caps|bottlenecks)\b|(?:由|受|取决于)(?:什么|啥|哪些|哪个)(?:因素|东西)?(?:决定|限制|影响|主导|制约)?"
+    r"^(?:what|which(?: [a-z-]+){1,3}) (?:mainly |mostly |usually |actually |largely )?(?:determines|decides|drives|"
+    r"limits|bounds|governs|dominates|sets|caps|bottlenecks)\b|(?:由|受|取决于)(?:什么|啥|哪些|哪个)(?:因素|东西)?(?:决定|限制|影响|主导|制约)?"
 )
+
+
+#: The kind a which-question asks for, with the setting it names: "which phase of inference …",
+#: "推理的哪个阶段": a name there places the kind, it is no subject of the question.
+_KIND_OF_NAME = re.compile(r"^(?:which|what)\s+(?:[a-z-]+\s+){1,2}(?:of|in)\s+$")
 
 
 def _stated_driver(
     parsed: Parsed,
+    analysis: Analysis,
     retrieval: Retrieval,
     near_of: Callable[[str], set[str]] | None,
     stated_of: Callable[[str], frozenset[str]] | None,
 ) -> str | None:
     """ "What determines TTFT?": among the few best-ranked terms linked to the one term the question
     names, one that term's own definitions name (TTFT "对应 prefill 阶段" → Prefill); None when the
-    question is no such question or its definitions name none of them."""
+    question is no such question or its definitions name none of them. A name that only places
+    the kind asked for ("Which phase of inference mostly determines TPOT?") is no subject."""
     if parsed.intent != "which" or near_of is None or stated_of is None or not _DRIVES.search(parsed.folded):
         return None
-    named = list(dict.fromkeys(retrieval.named))
+    f = parsed.folded
+    placing = {
+        s.term_id
+        for s in analysis.spans
+        if _KIND_OF_NAME.match(f[: s.start]) or re.match(r"\s*的\s*哪", f[s.end :])
+    }
+    named = [t for t in dict.fromkeys(retrieval.named) if t not in placing]
     if len(named) != 1:
         return None
     subject = named[0]

@@ -613,3 +613,41 @@ def choice_terms(folded: str, spans: list[Span]) -> list[str]:
         ):
             return [a.term_id, b.term_id]
     return []
+
+
+#: The question puts the pair together: "add up to", "out of those two", "拼起来", "加起来".
+_COMPOSED = re.compile(
+    r"\badd(?:s|ed)? up\b|\bcombine|\bsum\b|\btogether\b|\b(?:out|from) of (?:those|these|the) two\b|"
+    r"\b(?:get|compute|calculate|derive)\b.*\b(?:out of|from) (?:those|these|the) two\b|"
+    r"拼起来|加起来|合起来|相加|加在一起|组合起来|合在一起"
+)
+
+
+def whole_of_pair(ctx: Ctx) -> str | None:
+    """The term a question about "those two" / "这两个" asks for when it is linked to both of a pair
+    the conversation was about: "So how do those two add up to the full end-to-end latency?"
+    after TTFT and TPOT (and the phases each answer led with), "这两个拼起来算一次请求总时长的指标是
+    哪个" → E2E latency. The whole is a term the question names or the one the search found for
+    it; the pair, the two most recent terms of the conversation (the user's names and each
+    answer's first term) that the whole is linked to. Sets ``ctx.referents`` to that pair."""
+    p = ctx.pronoun
+    if p is None or p.ref != "both" or ctx.state is None or ctx.decision is None:
+        return None
+    if not _COMPOSED.search(ctx.parsed.folded):
+        return None  # "Which of the two …", "它们俩都属于哪一类…": a choice or a class, no whole
+    g = ctx.glossary
+    recent: list[str] = []
+    for turn in reversed(list(ctx.state.turns)[-3:]):
+        firsts = list(turn.terms[:1])
+        named = [s.term_id for s in ctx.linker.analyse(parse(turn.question)).spans]
+        recent.extend(t for t in [*firsts, *named] if t in g.terms and t not in recent)
+    wholes = [s.term_id for s in ctx.analysis.spans]
+    if ctx.decision.candidate:
+        wholes.append(ctx.decision.candidate)
+    for whole in dict.fromkeys(wholes):
+        near = set(g.neighbours(whole))
+        pair = [t for t in recent if t != whole and t in near][:2]
+        if len(pair) == 2 and whole not in recent:
+            ctx.referents = pair[::-1]
+            return whole
+    return None

@@ -288,3 +288,46 @@ def test_editorial_names_of_source_terms(
     glossary: Glossary, engine: SearchEngine, question: str, term: str
 ) -> None:
     assert _first(glossary, engine, question) == term
+
+
+@pytest.mark.slow
+def test_a_name_placing_the_kind_asked_for_is_no_subject(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "of inference" places the phase; TPOT's own text says "对应 decode 阶段"
+    assert _first(glossary, real_engine, "Which phase of inference mostly determines TPOT?") == "decode"
+    turns = (
+        "What does TTFT actually measure?",
+        "Which phase of inference mostly determines it?",
+        "And TPOT?",
+    )
+    assert _first(glossary, real_engine, *turns) == "decode"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (
+            "What does TTFT actually measure?",
+            "Which phase of inference mostly determines it?",
+            "And TPOT?",
+            "So how do those two add up to the full end-to-end latency?",
+        ),
+        ("TTFT 跟 prefill 是什么关系", "那 TPOT 呢？", "这两个拼起来算一次请求总时长的指标是哪个"),
+    ],
+)
+def test_the_whole_two_terms_add_up_to(
+    glossary: Glossary, real_engine: SearchEngine, turns: tuple[str, ...]
+) -> None:
+    # the pair is TTFT and TPOT (the user's names), not the phases the answers led with
+    assert _first(glossary, real_engine, *turns) == "e2e-latency"
+    # a choice between the two is no whole
+    answers, _ = converse(
+        glossary,
+        real_engine,
+        "What is Medusa?",
+        "And EAGLE?",
+        "Which of the two doesn't need a separate draft model?",
+    )
+    assert answers[-1].citations[0].term_id in ("medusa", "eagle")
