@@ -75,6 +75,7 @@ from kg.chat.references import (
     whole_of_pair,
 )
 from kg.chat.refusal import RefusalModel, refusal_model_for
+from kg.chat.remedy import asks_which_fixes, stated_remedy
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse, social
@@ -192,7 +193,18 @@ def answer(
         if formula is None and threshold is None and besides is None and ctx.decision.action == "answer"
         else None
     )
-    located = formula or threshold or besides or ((whole, ctx.referents[0]) if whole is not None else None)
+    fix = (
+        _stated_fix(ctx, plain)
+        if formula is None and threshold is None and besides is None and whole is None
+        else None
+    )
+    located = (
+        formula
+        or threshold
+        or besides
+        or ((whole, ctx.referents[0]) if whole is not None else None)
+        or ((fix, ctx.referent or fix) if fix is not None else None)
+    )
     part = located[0] if located is not None else None
     if located is not None:
         # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there;
@@ -206,7 +218,7 @@ def answer(
             if threshold is not None
             else "besides"
             if besides is not None
-            else ctx.decision.reason  # the whole of a pair: the decision stands
+            else ctx.decision.reason  # the whole of a pair or a stated fix: the decision stands
         )
         ctx.decision = replace(ctx.decision, action="answer", in_domain=True, reason=reason, candidate=part)
         ctx.referent = located[1]
@@ -357,6 +369,18 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+def _stated_fix(ctx: Ctx, plain: Retrieval | None) -> str | None:
+    """ "它的显存碎片问题靠哪个技术解决？" after KV cache: of the best-ranked terms, the one whose own
+    text says it fixes the problem the question names (kg/chat/remedy.py)."""
+    d = ctx.decision
+    if d is None or d.action != "answer" or not asks_which_fixes(ctx.parsed.folded):
+        return None
+    named = {s.term_id for s in ctx.analysis.spans} | ({ctx.referent} if ctx.referent else set())
+    ranked = [h.term_id for r in (ctx.retrieval, plain) if r is not None for h in r.hits[:5]]
+    pool = [t for t in dict.fromkeys([*([d.candidate] if d.candidate else []), *ranked]) if t not in named]
+    return stated_remedy(ctx.glossary, ctx.parsed.folded, pool)
 
 
 #: A question that asks what something is called: the name asked for is the answer.
