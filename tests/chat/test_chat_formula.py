@@ -125,9 +125,10 @@ def test_besides_without_a_stated_companion_decides_nothing(glossary: Glossary, 
     assert answers[-1].decision["reason"] != "besides"
 
 
-def test_the_term_whose_text_says_it_fixes_the_problem(glossary: Glossary, engine: SearchEngine) -> None:
+@pytest.mark.slow
+def test_the_term_whose_text_says_it_fixes_the_problem(glossary: Glossary, real_engine: SearchEngine) -> None:
     # 001 PagedAttention: "典型收益是减少碎片"; capacity-bound only shares the common words (显存, 问题)
-    answers, _ = converse(glossary, engine, "KV cache 是什么", "它的显存碎片问题靠哪个技术解决？")
+    answers, _ = converse(glossary, real_engine, "KV cache 是什么", "它的显存碎片问题靠哪个技术解决？")
     assert answers[-1].citations[0].term_id == "pagedattention"
     # a question that asks for no fix is left alone
     from kg.chat.remedy import asks_which_fixes
