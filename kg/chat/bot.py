@@ -193,6 +193,10 @@ def answer(
         if formula is None and threshold is None and besides is None and ctx.decision.action == "answer"
         else None
     )
+    if whole is not None and ctx.parsed.intent == "howto_why":
+        # "How do those two add up to end-to-end latency?": the how/why shape explains the whole
+        # with the pair beside it (kg/chat/shapes/howto._whole_of_pair), now the right pair
+        whole = None
     fix = (
         _stated_fix(ctx, plain)
         if formula is None and threshold is None and besides is None and whole is None
