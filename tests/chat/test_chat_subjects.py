@@ -259,6 +259,9 @@ def test_the_name_a_yes_no_question_opens_with_is_its_subject(
     # "that" is the problem under discussion; chunked prefill, the name before the verb, is asked about
     turns = ("Long prompts give me terrible TTFT, why?", "Would chunked prefill help with that?")
     assert _first(glossary, real_engine, *turns) == "chunked-prefill"
+    # the conversation moves on to it: the next "it" is chunked prefill, not TTFT
+    _, state = converse(glossary, real_engine, *turns)
+    assert state.topic[:1] == ["chunked-prefill"]
     # an owner is no subject: "does vLLM's built-in prefix caching …" asks about prefix caching
     assert (
         _first(glossary, real_engine, "Does vLLM's built-in prefix caching work beyond GPU memory?") != "vllm"

@@ -25,8 +25,10 @@ def howto(ctx: Ctx) -> Answer:
     opening = _how_does_subject(ctx)
     if opening is not None:
         # "how does autoscaling work for model replicas?": the name the question opens with is the
-        # subject of "how does …", whatever else the search ranks first for the rest of it
+        # subject of "how does …", whatever else the search ranks first for the rest of it; "Would
+        # chunked prefill help with that?": the conversation moves on to it, the next "it" is it
         link: Link | None = Link(opening, "mention")
+        ctx.used_context = False
     elif (
         (ctx.referent is None or not ctx.used_context)
         and not named_referent
