@@ -25,7 +25,8 @@ _BESIDES = re.compile(
 _ELSE = re.compile(r"还|也|另外|else|other|also|another")
 _CLAUSE = re.compile(r"[，,；;。：:（）()]")
 _JOINED = re.compile(r"^\s*(?:\+|、|和|与|及|以及|跟|and|&|/)\s*$")
-#: The verb of a Chinese question after 还 / 也 ("还靠什么起家" → 起家): words that are no verb of it.
+#: The verb of a Chinese question after 还 / 也 and its question word ("还靠什么起家" → 起家): the
+#: clause that holds it wins among the sentences that coordinate terms with the one set aside.
 _ZH_VERB = re.compile(r"(?:还|也)(?:靠|用|有|要|能|会|是)?(?:什么|哪些|哪个|啥)?([\u4e00-\u9fff]{2})")
 
 
