@@ -185,47 +185,16 @@ def answer(
         named_referent=bool(ctx.referent) and not ctx.used_context and ctx.pronoun is not None,
         stated_of=lambda t: definition_mentions(glossary).get(t, frozenset()),
     )
-    formula = formula_part(ctx)
-    threshold = threshold_side(ctx) if formula is None else None
-    besides = besides_answer(ctx) if formula is None and threshold is None else None
-    whole = (
-        whole_of_pair(ctx)
-        if formula is None and threshold is None and besides is None and ctx.decision.action == "answer"
-        else None
-    )
-    if whole is not None and ctx.parsed.intent == "howto_why":
-        # "How do those two add up to end-to-end latency?": the how/why shape explains the whole
-        # with the pair beside it (kg/chat/shapes/howto._whole_of_pair), now the right pair
-        whole = None
-    fix = (
-        _stated_fix(ctx, plain)
-        if formula is None and threshold is None and besides is None and whole is None
-        else None
-    )
-    located = (
-        formula
-        or threshold
-        or besides
-        or ((whole, ctx.referents[0]) if whole is not None else None)
-        or ((fix, ctx.referent or fix) if fix is not None else None)
-    )
+    located = _stated_part(ctx, plain)
     part = located[0] if located is not None else None
     if located is not None:
         # "公式里第二项对应哪个阶段？" after E2E latency: the term its stated formula names there;
         # "强度低于那个交点的话，算哪种受限？": the term the sources name on that side of the ridge.
         # The sources ground it, though the question may name no term and point at none; the
         # formula's or the threshold's owner stands beside it in the answer, quoted.
-        reason = (
-            "formula"
-            if formula is not None
-            else "threshold"
-            if threshold is not None
-            else "besides"
-            if besides is not None
-            else ctx.decision.reason  # the whole of a pair or a stated fix: the decision stands
-        )
+        part, owner, reason = located
         ctx.decision = replace(ctx.decision, action="answer", in_domain=True, reason=reason, candidate=part)
-        ctx.referent = located[1]
+        ctx.referent = owner
     picked = (
         compared_choice(glossary, parsed.folded, listed)
         if parsed.intent == "which" and not referent
@@ -373,6 +342,33 @@ def answer(
         )
         context.record(kept, used_context=ctx.used_context)
     return result
+
+
+def _stated_part(ctx: Ctx, plain: Retrieval | None) -> tuple[str, str, str] | None:
+    """(term, owner, decision reason) when the sources state what the question asks about a part of
+    something, the first that applies: a formula's part, a threshold's side, what else besides a
+    term, the whole of a pair, the term whose text says it fixes the problem; None otherwise.
+    The last two keep the decision's own reason."""
+    formula = formula_part(ctx)
+    if formula is not None:
+        return (*formula, "formula")
+    threshold = threshold_side(ctx)
+    if threshold is not None:
+        return (*threshold, "threshold")
+    besides = besides_answer(ctx)
+    if besides is not None:
+        return (*besides, "besides")
+    assert ctx.decision is not None
+    # sets ctx.referents to the pair either way: "How do those two add up to end-to-end latency?"
+    # keeps the how/why shape, which explains the whole with that pair beside it
+    # (kg/chat/shapes/howto._whole_of_pair)
+    whole = whole_of_pair(ctx) if ctx.decision.action == "answer" else None
+    if whole is not None and ctx.parsed.intent != "howto_why":
+        return whole, ctx.referents[0], ctx.decision.reason
+    fix = _stated_fix(ctx, plain)
+    if fix is not None:
+        return fix, ctx.referent or fix, ctx.decision.reason
+    return None
 
 
 def _stated_fix(ctx: Ctx, plain: Retrieval | None) -> str | None:
