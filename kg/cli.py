@@ -795,6 +795,7 @@ DEFAULT_CHAT_SPLITS = (
     "dev11=tests/data/chat_blind_dev11.jsonl",
     "dev12=tests/data/chat_blind_dev12.jsonl",
     "dev13=tests/data/chat_blind_dev13.jsonl",
+    "dev14=tests/data/chat_blind_dev14.jsonl",
     "test=tests/data/chat_blind_test.jsonl",
     "original=tests/data/chat_eval.jsonl",
 )
@@ -905,7 +906,7 @@ def eval_variants(
         paths = _named_splits(None, DEFAULT_CHAT_SPLITS)
         dev = [c for name, path in paths if name.startswith("dev") for c in load_conversations(path)]
         test = load_conversations(dict(paths)["test"])
-        named = [("dev–dev13", dev), ("test", test)]
+        named = [("dev–dev14", dev), ("test", test)]
     reports = {name: score_variants(g, engine, convs) for name, convs in named}
     command = "glossary eval-variants" + ("".join(f" --split {s}" for s in split) if split else "")
     command += f" --out {out}" if out else ""

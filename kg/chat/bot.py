@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from kg.chat.alternatives import chosen_alternative
 from kg.chat.besides import besides_answer
+from kg.chat.cause import stated_cause
 from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.classnoun import describes_a_kind, names_a_kind_of_thing
@@ -347,7 +348,7 @@ def answer(
 def _stated_part(ctx: Ctx, plain: Retrieval | None) -> tuple[str, str, str] | None:
     """(term, owner, decision reason) when the sources state what the question asks about a part of
     something, the first that applies: a formula's part, a threshold's side, what else besides a
-    term, the whole of a pair, the term whose text says it fixes the problem; None otherwise.
+    term, what drives a measure called high, the whole of a pair, the term whose text says it fixes the problem; None otherwise.
     The last two keep the decision's own reason."""
     formula = formula_part(ctx)
     if formula is not None:
@@ -358,6 +359,9 @@ def _stated_part(ctx: Ctx, plain: Retrieval | None) -> tuple[str, str, str] | No
     besides = besides_answer(ctx)
     if besides is not None:
         return (*besides, "besides")
+    cause = stated_cause(ctx)
+    if cause is not None:
+        return (*cause, "cause")
     assert ctx.decision is not None
     # sets ctx.referents to the pair either way: "How do those two add up to end-to-end latency?"
     # keeps the how/why shape, which explains the whole with that pair beside it

@@ -1,7 +1,8 @@
 """The term under discussion's own instance of a kind the question names (or the reverse).
 
 "SGLang 主打啥？" … "它那个前缀缓存技术叫什么？": the question names a kind (prefix caching) owned by
-its pronoun ("它的…", "它那个…", "its …") and asks for a name. SGLang's definition says which one:
+its pronoun ("它的…", "它那个…", "its …", or a pointer: "后者的前缀缓存机制叫什么？" after vLLM and
+SGLang) and asks for a name. SGLang's definition says which one:
 "主打结构化生成与 RadixAttention 前缀缓存" — a term written straight before the kind's name (or in
 brackets after it) in the referent's own text. That term, when the graph links it to the
 referent, is the answer; the referent and the kind are only where the question starts from.
@@ -79,7 +80,7 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
         found = _beside_any(ctx, ref, kinds)
         if found is not None:
             return found
-    if p.ref != "topic" or not _ASKS_NAME.search(f):
+    if not _ASKS_NAME.search(f):
         return None
     kind = next(
         (

@@ -754,8 +754,8 @@ _f("listing", None, r"^(?:词表|术语表|这个词表|你的词表)(?:里|中|
 _f(
     "listing",
     None,
-    r"^what are (?:the )?(?:main |key |major |different )?(?:parts|components|stages|pieces|building blocks) "
-    r"(?:of|in) (?P<x>.+)$",
+    r"^what are (?:the )?(?:main |key |major |different )?(?:compute |hardware |processing )?(?:parts|components|stages|pieces|"
+    r"building blocks|units|blocks) (?:of|in|inside) (?P<x>.+)$",
 )
 _f(
     "listing",

@@ -51,6 +51,7 @@ DEV_SPLITS = {
     "dev11": "chat_blind_dev11.jsonl",
     "dev12": "chat_blind_dev12.jsonl",
     "dev13": "chat_blind_dev13.jsonl",
+    "dev14": "chat_blind_dev14.jsonl",
 }
 
 
