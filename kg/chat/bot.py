@@ -80,7 +80,7 @@ from kg.chat.remedy import asks_which_fixes, stated_remedy
 from kg.chat.retrieve import Retrieval, retrieve
 from kg.chat.shapes import clarify, shape
 from kg.chat.shapes.common import refuse, social
-from kg.chat.shapes.howto import counterpart_answer, which_answer
+from kg.chat.shapes.howto import counterpart_answer, opening_subject, which_answer
 from kg.chat.shapes.members import (
     EXAMPLES,
     asks_for_examples,
@@ -217,6 +217,9 @@ def answer(
             # "And how does grouped GEMM help those layers?" after MoE: the term the question names
             # is its subject; the which shape would look past it for a term it does not name
             named_pick = followup
+            if opening_subject(ctx) == followup:
+                # "Would chunked prefill help with that?": the conversation moves on to it
+                ctx.used_context = False
     elif followup is not None and ctx.parsed.intent == "which":
         ctx.decision.candidate = followup  # about the term itself: which() defines it
     elif (

@@ -41,6 +41,9 @@ _EN_ASKS = re.compile(
     # "SGLang's version of that", "the 'wide' version of it" — not "which version of it targets
     # Hopper?", which asks for a version of the term itself
     r"|(?<!which )\b(?:version|implementation|variant|flavou?r)\s+of\b"
+    # "Which library does AMD use instead of NCCL?": what a side uses in the named term's place
+    # (a side must be the verb's subject: "What can I use instead of NCCL?" names none)
+    r"|\b(?:does|do|did)\s+(?!i\b|we\b|you\b)[a-z0-9][a-z0-9-]*\s+(?:use|have|ship|offer)\b[^?]*\b(?:instead of|in place of)\b"
 )
 _ZH_ASKS = re.compile(r"对应|相当于|对标")
 _ZH_SIDE = re.compile(

@@ -609,7 +609,7 @@ def _determiner(p: Pronoun, spans: list[Span], folded: str) -> bool:
 def _head(slot: Slot, spans: list[Span], prefer: str) -> Span | None:
     """The span a slot is about.
 
-    Chinese "A 的 B" / "A 上的 B": B. English noun phrase: the longest name before the first
+    Chinese "A 的 B" / "A 上的 B" / "A 里 B": B. English noun phrase: the longest name before the first
     preposition ("OpenAI Triton kernel language" → OpenAI Triton); when that part holds no
     name but content words ("recurrent state in linear attention layers"), None — the slot
     names something else, which search may find. *prefer* ``first`` takes the first span
@@ -621,6 +621,13 @@ def _head(slot: Slot, spans: list[Span], prefer: str) -> Span | None:
         for m in re.finditer(r"的", text):
             if any(s.start >= slot.start + m.end() for s in spans):
                 last_de = slot.start + m.end()
+        for m in re.finditer(r"(?:里面|里|当中|之中|中)", text):
+            # "扩散模型推理里 VAE": a name with a locative after it places the name that follows
+            at = slot.start + m.start()
+            after = [s for s in spans if s.start >= slot.start + m.end()]
+            # (not several: "Little's Law 里并发、吞吐、延迟是啥关系" asks about the law's parts)
+            if any(s.end == at for s in spans) and len(after) == 1:
+                last_de = max(last_de, slot.start + m.end())
         head = next(s for s in spans if s.start >= last_de) if last_de >= 0 else spans[0]
         return None if _compound_tail(slot, head) else head
     if prefer == "first":

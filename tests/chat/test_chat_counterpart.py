@@ -78,7 +78,15 @@ def test_a_counterpart_follow_up_answers_with_the_other_side(
     assert_grounded(a, glossary)
 
 
-@pytest.mark.parametrize("question", ["And AMD's counterpart to NCCL?", "NCCL 在 AMD 那边的对应实现是什么？"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "And AMD's counterpart to NCCL?",
+        "NCCL 在 AMD 那边的对应实现是什么？",
+        # what a side uses in the term's place
+        "Which library does AMD use instead of NCCL for collectives?",
+    ],
+)
 def test_a_counterpart_the_sources_only_mention_is_quoted_where_mentioned(
     glossary: Glossary, engine: SearchEngine, question: str
 ) -> None:
@@ -133,3 +141,9 @@ def test_the_opposite_of_a_term_with_several_contrasts_is_the_one_named_by_an_op
     contrasted = glossary.neighbours("benchmark-intelligence", types=("confused_with",))
     assert {"benchmark-performance", "evals"} <= set(contrasted)
     assert opposite(glossary, "benchmark-intelligence") == "benchmark-performance"
+
+
+def test_instead_of_without_a_side_asks_for_no_counterpart(glossary: Glossary, engine: SearchEngine) -> None:
+    # "I" is no side: no vendor or platform whose version of NCCL the sources could name
+    a = answer(glossary, engine, "What can I use instead of NCCL?")
+    assert a.terms[:1] != ["rccl"] and "pytorch" not in a.terms[:1], a.answer

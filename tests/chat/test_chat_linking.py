@@ -181,3 +181,19 @@ def test_a_name_followed_by_its_own_genus_is_the_subject(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.grounded and a.citations[0].term_id == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        # a name with a locative after it ("推理里") places the name that follows
+        ("扩散模型推理里 VAE 是干嘛的？", "variational-autoencoder"),
+        # several names after it are the parts of the one before: the question is about the law
+        ("Little's Law 里并发、吞吐、延迟是啥关系？", "little-s-law"),
+    ],
+)
+def test_a_name_placed_by_a_locative_is_the_subject(
+    glossary: Glossary, engine: SearchEngine, question: str, subject: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.citations and a.citations[0].term_id == subject, a.answer

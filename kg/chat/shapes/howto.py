@@ -97,6 +97,14 @@ _SUBJECT_VERB = re.compile(
 )
 
 
+def opening_subject(ctx: Ctx) -> str | None:
+    """The term a yes/no question opens with ("Would chunked prefill help with that?", see
+    :func:`_how_does_subject`): the conversation moves on to it. Not a "how does X …" question
+    ("How does NVSwitch build on it?"), whose pronoun keeps the term under discussion."""
+    m = _HOW_DOES.match(ctx.parsed.folded)
+    return _how_does_subject(ctx) if m is not None and m.group("yn") else None
+
+
 def _how_does_subject(ctx: Ctx) -> str | None:
     """The term a "how does X …" or "would X …" question opens with, by its exact name (not
     through a pronoun)."""
