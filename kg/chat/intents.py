@@ -386,6 +386,13 @@ def _f(intent: str, facet: str | None, pattern: str) -> None:
     _FRAMES.append((intent, facet, re.compile(pattern)))
 
 
+# "What's the setup called where prefill and decode share the same chips?", "what's it called when
+# all-reduce gets moved onto the SparseCore?": the clause describes the term whose name is asked
+_f(
+    "which",
+    None,
+    r"^what(?:'s| is| are) (?:the |it |this |that )?(?:[a-z-]+ ){0,2}called (?:when|where|if|that) (?P<x>.+)$",
+)
 # names: "它的英文是什么" / "KV cache 的中文名叫什么" / "what's its Chinese name"
 _f(
     "definition",
@@ -812,6 +819,10 @@ _f(
 _f("definition", None, r"^what(?:'s| is) (?:the )?(?:deal|story|thing|idea) (?:with|behind) (?P<x>.+)$")
 # which: the question describes a role and asks for the term that plays it
 _WHICH_ZH = r"(?:哪个|哪种|哪一个|哪一种|哪款|哪一款|哪类|哪一类|哪项|哪家|哪套|哪条|哪一?代|哪一?层|哪一?步|哪一?级|哪一?版)"
+#: A question that asks for the name of what it describes: "What do you call …", "Is there a term for …".
+_NAMING_LEAD = re.compile(
+    r"^what (?:do you|do we|do people|does one) call\b|^(?:is there a|what is the|what's the) (?:term|name|word) for\b"
+)
 _WHICH_EN_NOUN = (
     r"(?:technique|method|mechanism|engine|framework|library|chip|metric|format|protocol|tool|approach|"
     r"algorithm|component|unit|standard|process|feature|trick|strategy|term|concept|phase|stage|"
@@ -1204,6 +1215,9 @@ def parse(question: str) -> Parsed:
             intent == "which"
             and (_WHICH_RELATION.search(body) or _WHICH_ABOUT_PRONOUN.search(body))
             and not any(p.ref == "both" for p in parsed.pronouns)
+            # "What do you call switching off part of a model to measure how much it relies on
+            # that part?": a description asking for a name; its pronouns point inside it
+            and not _NAMING_LEAD.match(body)
         ):
             # "AWQ 属于哪一类量化方法", "Which engines have adopted FlashInfer?": about the named term
             # — not "它们俩都属于哪一类量化？": what two terms share is another term

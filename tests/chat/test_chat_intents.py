@@ -13,6 +13,17 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         ("什么是 TTFT？", "definition", ["ttft"]),
         ("How does SGLang stack up against MLC-LLM?", "comparison", ["sglang", "mlc-llm"]),
         ("TTFT 是啥", "definition", ["ttft"]),
+        # a name asked for what a clause describes
+        (
+            "What's the setup called where prefill and decode share the same chips?",
+            "which",
+            ["prefill and decode share the same chips"],
+        ),
+        (
+            "what's it called when all-reduce gets moved onto the SparseCore instead?",
+            "which",
+            ["all-reduce gets moved onto the sparsecore instead"],
+        ),
         ("张量并行是什么？", "definition", ["张量并行"]),
         ("光电路交换机是干什么用的？", "definition", ["光电路交换机"]),
         ("What is PagedAttention?", "definition", ["pagedattention"]),
@@ -698,3 +709,9 @@ def test_what_does_x_have_to_do_with_y_is_a_relation() -> None:
 )
 def test_a_class_noun_owning_a_name_asks_what_the_name_is_for(question: str, intent: str) -> None:
     assert parse(question).intent == intent
+
+
+def test_a_pronoun_inside_a_described_name_keeps_the_which_intent() -> None:
+    # "it" points inside the description, not at the term under discussion
+    q = "What do you call switching off part of a trained model to measure how much it relies on that part?"
+    assert parse(q).intent == "which"
