@@ -106,7 +106,8 @@ class Ctx:
         name = ""
         if substitute and self.referent:
             term = self.glossary.terms[self.referent]
-            name = fold(term.labels.get(self.lang) or term.label("en"))
+            # as the sources write it: "PUE", not "pue", which the matcher reads as a word
+            name = term.labels.get(self.lang) or term.label("en")
         for p in sorted(self.analysis.pronouns, key=lambda p: -p.start):
             a, b = p.start - offset, p.end - offset
             if 0 <= a <= b <= len(body):
