@@ -315,3 +315,21 @@ def test_a_taiwan_word_for_cache_in_simplified_characters_links(
     # 快取 (Taiwan, same characters in both scripts) is 缓存; "L2 缓存" is L2 cache's mixed name
     a = answer(glossary, engine, "B200 的 L2 快取有多大？")
     assert a.citations[0].term_id == "l2-cache" and "b200" in a.terms
+
+
+def test_the_referent_is_searched_as_the_sources_write_it(
+    glossary: Glossary, engine: SearchEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "pue" in lower case reads as a word to the matcher; "PUE" is the name
+    import kg.chat.bot as bot
+
+    searched: list[str] = []
+    real = bot.retrieve
+
+    def spy(linker, analysis, text):  # type: ignore[no-untyped-def]
+        searched.append(text)
+        return real(linker, analysis, text)
+
+    monkeypatch.setattr(bot, "retrieve", spy)
+    converse(glossary, engine, "What's PUE?", "Is a lower value of it better?")
+    assert any("PUE" in text for text in searched[1:]), searched
