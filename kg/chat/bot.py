@@ -246,6 +246,11 @@ def answer(
         ctx.parsed.intent = "which"
     chosen = chosen_alternative(ctx) if ctx.decision.action == "answer" and instance is None else None
     side = chosen[0] if chosen is not None else None
+    if side is None and instance is not None and instance in {s.term_id for s in analysis.spans}:
+        # "Which TensorRT-LLM feature is its version of continuous batching?": the owner's version
+        # is the very term the question names (in-flight batching is a name of it); the which
+        # shape would look past it for a term the question does not name
+        side = instance
     if side is None and instance is None and part is not None:
         side = ctx.decision.candidate = part
         ctx.parsed.intent = "which"

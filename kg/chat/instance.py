@@ -57,6 +57,12 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
             or _owners_counterpart(ctx)
             or _named_owners_kind(ctx, question or ctx.parsed.question)
         )
+    if not ctx.used_context:
+        # "Which TensorRT-LLM feature is its version of continuous batching?": "its" points back
+        # into the question, at the owner it names
+        version = _named_owners_version(ctx)
+        if version is not None:
+            return version
     if not ref or not ctx.used_context or ref not in g:
         return None
     f = ctx.parsed.folded
@@ -105,6 +111,9 @@ def own_instance(ctx: Ctx, question: str | None = None) -> str | None:
 #: "SGLang's counterpart for prefix reuse" (the possessive already normalised away): after the
 #: owner's name, the word for its own version of a kind, then the kind.
 _OWNERS_VERSION = re.compile(
+    # ("Which TensorRT-LLM feature is its version of continuous batching?": the owner, a class
+    # word, then "its version of")
+    r"(?:\s+(?:feature|component|technique|mechanism|library|method|scheme)\s+(?:is|are)\s+(?:its|their))?"
     r"\s+(?:own\s+)?(?:counterpart|version|implementation|equivalent|flavou?r)\s+(?:for|of|to)\s+"
     r"(?P<kind>[^?.!]+?)(?:\s+(?:called|named))?\s*[?.!]*$"
 )

@@ -1,4 +1,4 @@
-"""Why a measure is high (kg/chat/cause.py) and the term a pointer's own text names for a kind
+"""Why a measure is high (kg/chat/cause.py) and the term an owner's own text names for a kind
 (kg/chat/instance.py), on the real graph."""
 
 from __future__ import annotations
@@ -57,3 +57,14 @@ def test_the_latter_owns_the_kind_it_names(glossary: Glossary, engine: SearchEng
     # 002: SGLang "主打结构化生成与 RadixAttention 前缀缓存"; "后者" is SGLang
     firsts = _firsts(glossary, engine, "vLLM 和 SGLang 有什么区别？", "后者的前缀缓存机制叫什么？")
     assert firsts[1] == "radixattention"
+
+
+def test_a_named_owners_version_of_a_named_term_is_that_term(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "its" points back at TensorRT-LLM, named in the question; 001's in-flight batching, a name of
+    # continuous batching, is its version ("TensorRT-LLM 的连续批处理实现")
+    answers, _ = converse(
+        glossary, engine, "Which TensorRT-LLM feature is its version of continuous batching?"
+    )
+    assert answers[0].citations[0].term_id == "continuous-batching"
