@@ -197,3 +197,19 @@ def test_a_name_placed_by_a_locative_is_the_subject(
 ) -> None:
     a = answer(glossary, engine, question)
     assert a.citations and a.citations[0].term_id == subject, a.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        # 001's Batch sizing, glossed 批大小 (batch size word for word): an overlay alias, editorial
+        ("What is batch size?", "batch-sizing"),
+        ("bigger batch sizes = always better?", "batch-sizing"),
+        ("What is a batch?", "batch"),
+    ],
+)
+def test_batch_size_is_the_batch_sizing_lever_not_a_batch(
+    glossary: Glossary, engine: SearchEngine, question: str, term: str
+) -> None:
+    a = answer(glossary, engine, question)
+    assert a.citations and a.citations[0].term_id == term, a.answer
