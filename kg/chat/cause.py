@@ -6,9 +6,9 @@ its definition was no answer to the user who already watches it. The sources say
 in the measure's own text ("TTFT … 主要由预填充(prefill)阶段决定", "对应 prefill 阶段"). The
 answer is that term: the one its own definitions name right after a word that says what the
 measure consists of or is decided by (由 / 对应 / 包含 / 取决于 / determined by …), the best-ranked
-first when there are several. A measure is a term the sources file under metrics; the question names exactly
-one, or points at the one under discussion. A question that asks how to bring it down
-("怎么降低 TTFT") asks for a remedy, which is another question.
+first when there are several. A measure is a term the sources file under metrics; the question
+names exactly one, or points at the one under discussion. A question that asks how to bring it
+down ("怎么降低 TTFT") asks for a remedy, which is another question.
 """
 
 from __future__ import annotations
