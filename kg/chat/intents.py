@@ -586,6 +586,13 @@ _f(
     None,
     r"^(?:is|are) (?P<a>.+?) (?:the same(?: things?)? as|different from|equivalent to|identical to) (?P<b>.+)$",
 )
+# "Why can a chip's internal TCO be so different from its external TCO?": why two terms differ
+_f(
+    "comparison",
+    None,
+    r"^why (?:is|are|can|could|would|does|do|might) (?P<a>.+?) (?:be )?(?:so |that |much |very )?"
+    r"(?:different|differ) (?:from|than) (?P<b>.+)$",
+)
 # "Is that the same Triton NVIDIA uses for serving models?": a pronoun set beside a description
 # of a namesake ("the same X as" is the frame above)
 _f(

@@ -13,6 +13,8 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         ("什么是 TTFT？", "definition", ["ttft"]),
         ("How does SGLang stack up against MLC-LLM?", "comparison", ["sglang", "mlc-llm"]),
         ("TTFT 是啥", "definition", ["ttft"]),
+        # why two terms differ is a comparison
+        ("Why does TTFT differ from TTFB?", "comparison", ["ttft", "ttfb"]),
         # a name asked for what a clause describes
         (
             "What's the setup called where prefill and decode share the same chips?",
