@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from kg.chat.alternatives import chosen_alternative
@@ -353,23 +354,24 @@ def answer(
     return result
 
 
+#: The steps of :func:`_stated_part` that answer with a reason of their own, in order.
+_PART_STEPS: tuple[tuple[Callable[[Ctx], tuple[str, str] | None], str], ...] = (
+    (formula_part, "formula"),
+    (threshold_side, "threshold"),
+    (besides_answer, "besides"),
+    (stated_cause, "cause"),
+)
+
+
 def _stated_part(ctx: Ctx, plain: Retrieval | None) -> tuple[str, str, str] | None:
     """(term, owner, decision reason) when the sources state what the question asks about a part of
     something, the first that applies: a formula's part, a threshold's side, what else besides a
-    term, what drives a measure called high, the whole of a pair, the term whose text says it fixes the problem; None otherwise.
-    The last two keep the decision's own reason."""
-    formula = formula_part(ctx)
-    if formula is not None:
-        return (*formula, "formula")
-    threshold = threshold_side(ctx)
-    if threshold is not None:
-        return (*threshold, "threshold")
-    besides = besides_answer(ctx)
-    if besides is not None:
-        return (*besides, "besides")
-    cause = stated_cause(ctx)
-    if cause is not None:
-        return (*cause, "cause")
+    term, what drives a measure called high, the whole of a pair, the term whose text says it fixes
+    the problem; None otherwise. The last two keep the decision's own reason."""
+    for step, reason in _PART_STEPS:
+        found = step(ctx)
+        if found is not None:
+            return (*found, reason)
     assert ctx.decision is not None
     # sets ctx.referents to the pair either way: "How do those two add up to end-to-end latency?"
     # keeps the how/why shape, which explains the whole with that pair beside it
