@@ -209,6 +209,10 @@ def answer(
     ranker = default_ranker()
     ranker = ranker if ranker is not None and ranker.fits(engine) else None
     followup = _rank_followup(ctx, linker, plain or unsubstituted, ranker)
+    if followup is not None and ctx.referent and _acted_on_by_pronoun(ctx, followup):
+        # "How does that mechanism store the KV cache?" after RadixAttention: the named term is what
+        # the term under discussion acts on; how it does so is in the referent's own text
+        followup = ctx.referent
     if followup is not None and followup != ctx.referent and not _owned_by_pronoun(ctx, followup):
         # the follow-up asks for another term than the one under discussion ("Which collective
         # op does it lean on?"): answer with it, in the which shape
@@ -436,6 +440,48 @@ def _owned_by_pronoun(ctx: Ctx, term_id: str) -> bool:
     return any(
         s.term_id == term_id and s.start >= p.end and _OWNED.match(f[p.end : s.start])
         for s in ctx.analysis.spans
+    )
+
+
+#: Before the pronoun of a question asking how it acts: "how does it …", "and how would that one …".
+_HOW_AUX = re.compile(r"^\s*(?:and |so |ok,? )?how (?:does|do|did|would|will|can|could) $")
+#: Between the pronoun and the named term of an English how-question: a few words, its verb among
+#: them ("that mechanism store the", "that one keep its"); not a verb that relates the two ("compare to").
+_HOW_BETWEEN = re.compile(r"^(?:\s+[a-z'-]+){2,6}\s*$")
+_RELATING = re.compile(r"\b(?:compare|differ|relate|relates|interact|fit|work|stack|combine|help|affect)\b")
+#: Between the pronoun and the named term of a Chinese one: the means it acts by ("是用什么结构来存").
+_ZH_MEANS = re.compile(r"^[^，,？?哪]{0,12}?(?:用|靠|通过|怎么|如何|怎样)[^，,？?哪]{0,10}$")
+
+
+def _acted_on_by_pronoun(ctx: Ctx, term_id: str) -> bool:
+    """ "How does that mechanism store the KV cache?", "这个技术是用什么结构来存 KV cache 的？": the
+    pronoun is the subject, the named *term_id* the object of what it does, and the referent's own
+    text names it (RadixAttention's "把完成请求的 KV cache 按 token 内容存进基数树"): the question
+    asks how the referent does it, which its definition says; the named term is not the answer."""
+    p, f = ctx.pronoun, ctx.parsed.folded
+    if p is None or not ctx.used_context or not ctx.referent or term_id == ctx.referent:
+        return False
+    starts = [s.start for s in ctx.analysis.spans if s.term_id == term_id and s.start >= p.end]
+    for n in ctx.glossary.terms[term_id].all_names():
+        head = fold(n).split()[0] if n.strip() else ""  # "KV" of "KV cache": the question's shorthand
+        m = (
+            re.compile(rf"(?<![a-z0-9]){re.escape(head)}(?![a-z0-9])").search(f, p.end)
+            if len(head) >= 2
+            else None
+        )
+        starts += [m.start()] if m else []
+    if not starts:
+        return False  # the follow-up ranker found it by the question's words, not its name
+    before, between = f[: p.start], f[p.end : min(starts)]
+    if _HOW_AUX.match(before):
+        if not _HOW_BETWEEN.match(between) or _RELATING.search(between):
+            return False
+    elif not (_PRONOUN_SUBJECT.match(before) and _ZH_MEANS.match(between)):
+        return False
+    return term_id in definition_mentions(ctx.glossary).get(ctx.referent, frozenset()) or any(
+        fold(n) in " ".join(fold(d.text) for d in ctx.glossary.terms[ctx.referent].definitions)
+        for n in ctx.glossary.terms[term_id].all_names()
+        if len(n) >= 2
     )
 
 

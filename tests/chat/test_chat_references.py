@@ -333,3 +333,28 @@ def test_the_referent_is_searched_as_the_sources_write_it(
     monkeypatch.setattr(bot, "retrieve", spy)
     converse(glossary, engine, "What's PUE?", "Is a lower value of it better?")
     assert any("PUE" in text for text in searched[1:]), searched
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "How does it store the KV cache?",
+        "how does that one store the finished requests' KV?",
+        "这个技术是用什么结构来存 KV cache 的？",
+    ],
+)
+def test_how_the_referent_acts_on_a_named_term_is_answered_by_the_referent(
+    glossary: Glossary, real_engine: SearchEngine, asked: str
+) -> None:
+    # the pronoun is the subject, KV cache the object; RadixAttention's own text says how it stores it
+    answers, _ = converse(glossary, real_engine, "What's RadixAttention?", asked)
+    assert answers[1].citations[0].term_id == "radixattention", answers[1].citations[:2]
+
+
+def test_a_how_question_relating_the_referent_to_a_named_term_is_not_about_the_referent_alone() -> None:
+    import kg.chat.bot as bot
+
+    assert bot._HOW_AUX.match("how does ") and bot._HOW_BETWEEN.match(" that one store the ")
+    assert bot._RELATING.search(" it compare to the ")
+    assert bot._ZH_MEANS.match("是用什么结构来存 ") and not bot._ZH_MEANS.match("用哪个库做 ")
