@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from kg.chat.alternatives import chosen_alternative
+from kg.chat.asked_kind import linked_of_asked_kind
 from kg.chat.besides import besides_answer
 from kg.chat.cause import stated_cause
 from kg.chat.choice import as_which, compared_choice
@@ -261,7 +262,11 @@ def answer(
         ctx.parsed.intent = "which"
     if side is None and instance is None and ctx.decision.action == "answer":
         # "And AMD's own inference engine?": the engine AMD's own text names (ATOM), not engines
-        side = owned_kind(ctx, question) or owned_implementation(ctx, question)
+        side = (
+            owned_kind(ctx, question)
+            or owned_implementation(ctx, question)
+            or linked_of_asked_kind(ctx, question)
+        )
         if side is not None:
             ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and ctx.decision.action == "answer" and not ctx.used_context:

@@ -1,0 +1,85 @@
+"""The one term of the kind a follow-up asks for that the graph links to the term under discussion.
+
+"Which collective op does it lean on?" after tensor parallelism asks for a collective; of the terms
+the graph links to tensor parallelism, one calls itself a collective by its own account
+(AllReduce: "…集合通信…"), so it is the answer. After expert parallelism the same question is
+answered by All-to-All, after a GPU "Which architecture is it built on?" by its architecture.
+
+Decided only when an English question asks "which <kind>" with the pronoun as the subject
+of its verb ("does it lean on"), and exactly one linked term is of that kind; with none or several
+the follow-up ranker's choice stands. Chinese ones ("它用哪种集合通信把结果汇总？") keep the rule
+of kg/chat/bot.py that quotes the referent first when its own text states the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.chat.context import Ctx
+from kg.chat.genus import CLASS_WORDS
+from kg.store import Glossary
+from kg.textnorm import fold
+
+__all__ = ["KIND_WORDS", "linked_of_asked_kind"]
+
+#: The kinds a follow-up may ask for, with the words the sources use for them: the class nouns of
+#: :data:`kg.chat.genus.CLASS_WORDS` and two the follow-ups ask for that no name modifies.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    **CLASS_WORDS,
+    "collective": ("collective", "集合通信"),
+    "architecture": ("architecture", "架构"),
+}
+_ALT = "|".join(sorted({w for ws in KIND_WORDS.values() for w in ws if w.isascii()}, key=len, reverse=True))
+_KEY = {w: k for k, ws in KIND_WORDS.items() for w in ws}
+#: "which collective op does it lean on?", "which GPU architecture is it built on?": the kind, then
+#: an auxiliary and the pronoun as the subject. Not "What engine does it plug into?", which the
+#: blind writers of one dev split answer with the term under discussion first (LMCache, then vLLM).
+_EN = re.compile(
+    rf"\bwhich\s+(?:\w+\s+)?(?P<kind>{_ALT})(?:s|es)?(?:\s+(?:op|ops|operation|operations))?\s+"
+    r"(?:does|do|did|is|was|would|will|can)\s+(?:it|that one|this one|that|this)\b"
+)
+
+
+#: Kind words that may follow the asked one without making it a modifier: a collective is a
+#: "集合通信原语" (a primitive) too, where a "集合通信库" is a library.
+_SAME_KIND: dict[str, frozenset[str]] = {"collective": frozenset({"primitive", "原语", "操作", "operation"})}
+_OTHER_KINDS = sorted({w for ws in KIND_WORDS.values() for w in ws}, key=len, reverse=True)
+_CLAUSE_MARK = re.compile(r"[，,。；;：:（()）/]")
+
+
+def _is_head(text: str, word: str, key: str) -> bool:
+    """*word* occurs in *text* as the kind itself, not as a modifier of another kind word after it
+    in the same clause ("集合通信库", "collective communications library": a library)."""
+    same = _SAME_KIND.get(key, frozenset()) | set(KIND_WORDS[key])
+    for m in re.finditer(re.escape(word), text):
+        after = _CLAUSE_MARK.split(text[m.end() : m.end() + 24], maxsplit=1)[0]
+        if not any(w in after for w in _OTHER_KINDS if w not in same):
+            return True
+    return False
+
+
+def _of_kind(glossary: Glossary, term_id: str, key: str) -> bool:
+    """*term_id* is a *key* by its own account: its names or the first sentence of a definition
+    use the kind's word as their head."""
+    term = glossary.terms.get(term_id)
+    if term is None:
+        return False
+    texts = [fold(n) for n in term.all_names()]
+    texts += [fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions]
+    return any(_is_head(t, w, key) for t in texts for w in KIND_WORDS[key] if w in t)
+
+
+def linked_of_asked_kind(ctx: Ctx, question: str) -> str | None:
+    """The one neighbour of the referent that is of the kind an English "which <kind> does it …"
+    follow-up asks for, or None."""
+    if not ctx.used_context or not ctx.referent or ctx.pronoun is None or len(ctx.referents) >= 2:
+        return None
+    m = _EN.search(fold(question))
+    if m is None:
+        return None
+    key = _KEY[m.group("kind")]
+    g = ctx.glossary
+    if _of_kind(g, ctx.referent, key):
+        return None  # "Which engine is it?" of an engine: about the referent itself
+    found = sorted(t for t in g.neighbours(ctx.referent) if t in g.terms and _of_kind(g, t, key))
+    return found[0] if len(found) == 1 else None
