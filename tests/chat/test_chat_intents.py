@@ -55,6 +55,7 @@ from kg.chat.intents import asks_bare_examples, find_pronouns, is_demonstrative,
         # a remedy asked for after the problem; the tool something is done with
         ("激活里异常值太多、不好量化，有什么办法？", "howto_why", ["激活里异常值太多、不好量化"]),
         ("它的检索层一般用什么来存向量？", "which", ["它的检索层一般用什么来存向量"]),
+        ("跨节点的流量一般走什么网络？", "which", ["跨节点的流量一般走什么网络"]),
         ("和 vLLM 相关的概念有哪些？", "relation", ["vllm"]),
         ("What is related to LMCache?", "relation", ["lmcache"]),
         ("LMCache 和 KV cache 是什么关系？", "relation", ["lmcache", "kv cache"]),
@@ -717,3 +718,9 @@ def test_a_pronoun_inside_a_described_name_keeps_the_which_intent() -> None:
     # "it" points inside the description, not at the term under discussion
     q = "What do you call switching off part of a trained model to measure how much it relies on that part?"
     assert parse(q).intent == "which"
+
+
+def test_a_route_asked_for_is_a_which_but_a_principle_is_not() -> None:
+    # "走什么网络" asks for the network (a term); "通过什么原理" asks how, not for a term
+    assert parse("跨节点的流量一般走什么网络？").intent == "which"
+    assert parse("它是通过什么原理加速的？").intent != "which"
