@@ -219,10 +219,10 @@ def _beside_any(ctx: Ctx, owner: str, kinds: Iterable[str]) -> str | None:
     return None
 
 
-#: "SGLang 那边对应的是啥", "vLLM 那边对应的呢", "SGLang 那边对应的前缀复用机制呢？": a named owner, then
-#: "its corresponding …", the kind given or left to the conversation.
+#: "SGLang 那边对应的是啥", "vLLM 那边对应的呢", "SGLang 那边对应的前缀复用机制呢？", "SGLang 的版本叫什么？":
+#: a named owner, then "its corresponding …" or "its version", the kind given or left to the conversation.
 _OWNERS_COUNTERPART_ZH = re.compile(
-    r"\s*(?:那边|那里|这边|里面|里|中|上)?\s*(?:对应|相应|相对应)的?\s*(?P<kind>[^？?。！!]*?)\s*"
+    r"\s*(?:那边|那里|这边|里面|里|中|上)?\s*(?:(?:对应|相应|相对应)的?|(?:的|自己的|家的)版本)\s*(?P<kind>[^？?。！!]*?)\s*"
     r"(?:呢|是啥|是什么|叫什么|叫啥|是哪个|是哪种)?\s*[？?。]?\s*$"
 )
 #: Kind words that name no kind ("对应的是啥", "对应的东西").

@@ -8,7 +8,7 @@ from kg.chat import ConversationState, answer
 from kg.chat.counterpart import asks_counterpart, counterpart, counterpart_in, opposite, side_words
 from kg.search.engine import SearchEngine
 from kg.store import Glossary
-from tests.chat.chat_helpers import assert_grounded
+from tests.chat.chat_helpers import assert_grounded, converse
 
 
 @pytest.mark.parametrize(
@@ -131,6 +131,14 @@ def test_what_a_named_term_uses_in_place_of_the_one_under_discussion(
     a = answer(glossary, engine, follow_up, context=state)
     assert_grounded(a, glossary)
     assert a.citations[0].term_id == "radixattention"
+
+
+def test_a_named_owners_version_of_the_term_under_discussion(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "SGLang 的版本" after prefix caching: SGLang's own prefix cache, which its text names
+    answers, _ = converse(glossary, engine, "什么是前缀缓存？", "SGLang 的版本叫什么？")
+    assert answers[1].citations[0].term_id == "radixattention"
 
 
 def test_the_opposite_of_a_term_with_several_contrasts_is_the_one_named_by_an_opposite_word(
