@@ -34,10 +34,12 @@ _KEY = {w: k for k, ws in KIND_WORDS.items() for w in ws}
 #: "which collective op does it lean on?", "which GPU architecture is it built on?": the kind, then
 #: an auxiliary and the pronoun as the subject. Not "What engine does it plug into?", which the
 #: blind writers of one dev split answer with the term under discussion first (LMCache, then vLLM).
+_WHICH_KIND = rf"\bwhich\s+(?:\w+\s+)?(?P<kind>{_ALT})(?:s|es)?(?:\s+(?:op|ops|operation|operations))?\s+"
 _EN = re.compile(
-    rf"\bwhich\s+(?:\w+\s+)?(?P<kind>{_ALT})(?:s|es)?(?:\s+(?:op|ops|operation|operations))?\s+"
-    r"(?:does|do|did|is|was|would|will|can)\s+(?:it|that one|this one|that|this)\b"
+    _WHICH_KIND + r"(?:does|do|did|is|was|would|will|can)\s+(?:it|that one|this one|that|this)\b"
 )
+#: The same question asked again of a name: "which collective op does pipeline parallelism lean on?"
+_EN_NAMED = re.compile(_WHICH_KIND + r"(?:does|do|did|is|was|would|will|can)\s+\S")
 
 
 #: Kind words that may follow the asked one without making it a modifier: a collective is a
@@ -71,15 +73,34 @@ def _of_kind(glossary: Glossary, term_id: str, key: str) -> bool:
 
 def linked_of_asked_kind(ctx: Ctx, question: str) -> str | None:
     """The one neighbour of the referent that is of the kind an English "which <kind> does it …"
-    follow-up asks for, or None."""
-    if not ctx.used_context or not ctx.referent or ctx.pronoun is None or len(ctx.referents) >= 2:
-        return None
-    m = _EN.search(fold(question))
-    if m is None:
+    follow-up asks for, or None. "And pipeline parallelism?" after such a question answered in the
+    which shape asks it again of the new name (:attr:`Ctx.reasked`: the parsed text is the previous
+    question with the name in place of its pronoun), and keeps that shape: AllGather."""
+    m = _EN.search(fold(question)) if ctx.pronoun is not None else None
+    subject = _referent(ctx) if m is not None else None
+    if m is None and ctx.pronoun is None and _after_which(ctx):
+        m = _EN_NAMED.search(ctx.parsed.folded)
+        # the name asked about, not one inside the kind's phrase ("op" names operator)
+        named = {s.term_id for s in ctx.analysis.spans if m is not None and s.start >= m.end() - 1}
+        subject = named.pop() if len(named) == 1 else None
+    if m is None or subject is None:
         return None
     key = _KEY[m.group("kind")]
     g = ctx.glossary
-    if _of_kind(g, ctx.referent, key):
+    if _of_kind(g, subject, key):
         return None  # "Which engine is it?" of an engine: about the referent itself
-    found = sorted(t for t in g.neighbours(ctx.referent) if t in g.terms and _of_kind(g, t, key))
+    found = sorted(t for t in g.neighbours(subject) if t in g.terms and _of_kind(g, t, key))
     return found[0] if len(found) == 1 else None
+
+
+def _referent(ctx: Ctx) -> str | None:
+    """The one term the question's pronoun points at in the conversation."""
+    if not ctx.used_context or not ctx.referent or len(ctx.referents) >= 2:
+        return None
+    return ctx.referent
+
+
+def _after_which(ctx: Ctx) -> bool:
+    """The question is the previous one asked again of a new name, after an answer in the which shape."""
+    state = ctx.state
+    return ctx.reasked and state is not None and bool(state.turns) and state.turns[-1].intent == "which"

@@ -39,3 +39,18 @@ def test_only_which_asks_for_a_linked_term_of_a_kind() -> None:
     assert _EN.search("which collective does it rely on?")
     assert not _EN.search("what engine does it plug into?")
     assert not _EN.search("which engine uses it?")  # the engine is the subject: no pronoun after an auxiliary
+
+
+def test_the_question_asked_again_of_a_new_name_keeps_the_which_shape(
+    glossary: Glossary, engine: SearchEngine
+) -> None:
+    # "And pipeline parallelism?" asks the last question of PP: its collective, not PP itself
+    answers, _ = converse(
+        glossary,
+        engine,
+        "What's tensor parallelism?",
+        "Which collective op does it lean on?",
+        "And pipeline parallelism?",
+    )
+    assert answers[1].citations[0].term_id == "allreduce"
+    assert answers[2].citations[0].term_id == "allgather", answers[2].citations[:2]
