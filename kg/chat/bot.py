@@ -50,6 +50,7 @@ from kg.chat.counterpart import (
 )
 from kg.chat.decide import asks_about_subject, asks_for_remedy, decide, subject_span
 from kg.chat.ellipsis import is_elliptical, versus_follow_up
+from kg.chat.family import family_member
 from kg.chat.finish import polish
 from kg.chat.followup import (
     FollowupRanker,
@@ -311,6 +312,11 @@ def answer(
         # "那前一个靠哪种集合通信来同步结果？" after TP vs PP: TP's own definition says it (频繁
         # all-reduce 同步), so TP is quoted first, then the term asked for beside it
         ctx.parsed.intent, ctx.parsed.facet = "relation", "asks"
+    if side is None and instance is None and chosen is None and ctx.decision.action == "answer":
+        # "这算哪种受限？": one of the terms named "… 受限" (capacity-bound), not memory capacity
+        member = family_member(ctx) if ctx.parsed.intent == "which" else None
+        if member is not None:
+            ctx.decision.candidate = member
     action = ctx.decision.action
     subject = mentioned_subject(full, ctx) if action != "clarify" else None
     users = _members_asked(ctx, question) if action == "answer" and subject is None else None
