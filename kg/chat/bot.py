@@ -34,7 +34,7 @@ from dataclasses import replace
 from kg.chat.alternatives import chosen_alternative
 from kg.chat.asked_kind import linked_of_asked_kind
 from kg.chat.besides import besides_answer
-from kg.chat.cause import stated_cause
+from kg.chat.cause import stated_bound, stated_cause
 from kg.chat.choice import as_which, compared_choice
 from kg.chat.clarification import resume_pending
 from kg.chat.classnoun import describes_a_kind, names_a_kind_of_thing
@@ -375,6 +375,7 @@ _PART_STEPS: tuple[tuple[Callable[[Ctx], tuple[str, str] | None], str], ...] = (
     (threshold_side, "threshold"),
     (besides_answer, "besides"),
     (stated_cause, "cause"),
+    (stated_bound, "bound"),
 )
 
 

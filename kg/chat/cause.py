@@ -17,10 +17,12 @@ import re
 
 from kg.chat.context import Ctx
 from kg.chat.decide import asks_for_remedy
-from kg.chat.followup import definition_mentions
+from kg.chat.family import name_family
+from kg.chat.followup import definition_mentions, generic_terms
+from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["stated_cause"]
+__all__ = ["stated_bound", "stated_cause"]
 
 #: The category a measure is filed under.
 METRICS = "metrics"
@@ -89,3 +91,55 @@ def _stated_drivers(ctx: Ctx, measure: str) -> set[str]:
                 if span.start <= _CUE_WINDOW and span.term_id in linked:
                     found.add(span.term_id)
     return found
+
+
+#: The question describes a workload that cannot use the chip's compute: "为什么 decode 阶段 GPU
+#: 算力总是跑不满？", "卡在带宽上", "Why is decode so underutilised?". Not "瓶颈" / "bottleneck": "为什么说
+#: 显存带宽是 decode 的瓶颈？" names the bottleneck and asks why it is one.
+_STARVED = re.compile(
+    r"跑不满|用不满|吃不满|打不满|跑不滿|用不滿|吃不滿|利用率(?:很|太|总是|一直)?低|闲着|閒著|闲置|卡在"
+    r"|\b(?:underutili[sz]ed|under-utili[sz]ed|idle|saturate|saturating)\b"
+)
+
+
+def stated_bound(ctx: Ctx) -> tuple[str, str] | None:
+    """(the bound, the workload) for a why-question about a workload that leaves compute idle
+    ("为什么 decode 阶段 GPU 算力总是跑不满？"): of the terms named "… bound" (compute-, memory-,
+    capacity-bound), the one the graph links to the workload the question names or points at
+    (decode: memory-bound, whose text says "LLM decode 的核心特征"), the best-ranked by the search
+    when the names link several; None when they link none."""
+    parsed = ctx.parsed
+    f = parsed.folded
+    if ctx.decision is None or ctx.decision.action != "answer":
+        return None
+    if not _WHY.search(f) or not _STARVED.search(f) or asks_for_remedy(parsed, ctx.analysis):
+        return None
+    g = ctx.glossary
+    bounds = set(name_family(g, "bound"))
+    named = list(dict.fromkeys(s.term_id for s in ctx.analysis.spans if s.term_id in g.terms))
+    if bounds & set(named):
+        return None  # "为什么 decode 是 memory-bound？" names the bound: it asks why, about it
+    common = generic_terms(g)  # "LLM 的 decode": LLM says nothing about which workload
+    # "compute" of compute-bound is the resource left idle, not the workload
+    resources = {t for t in named for b in bounds if _names_lead(g, t, b)}
+    subjects = [t for t in named if t not in common | resources and bounds & set(g.neighbours(t))]
+    if ctx.used_context and ctx.referent in g.terms and bounds & set(g.neighbours(ctx.referent)):
+        subjects = [ctx.referent]  # "为什么它总是用不满算力？" after decode
+    linked = {b for t in subjects for b in bounds & set(g.neighbours(t))}
+    if not linked or ctx.retrieval is None:
+        return None
+    # several named terms ("decode 阶段 GPU 算力": decode and compute) may link different bounds:
+    # the search over the whole question decides
+    ranked = [h.term_id for h in ctx.retrieval.hits if h.term_id in linked]
+    if not ranked:
+        return None
+    best = ranked[0]
+    owner = next(t for t in subjects if best in g.neighbours(t))
+    return best, owner
+
+
+def _names_lead(glossary: Glossary, term_id: str, bound: str) -> bool:
+    """One of *term_id*'s names opens one of *bound*'s ("compute" / "compute-bound", "算力"…)."""
+    own = [fold(n) for n in glossary.terms[term_id].all_names() if len(n) >= 2]
+    theirs = [fold(n) for n in glossary.terms[bound].all_names()]
+    return any(b.startswith(n) and b != n for n in own for b in theirs)

@@ -68,3 +68,44 @@ def test_a_named_owners_version_of_a_named_term_is_that_term(
         glossary, engine, "Which TensorRT-LLM feature is its version of continuous batching?"
     )
     assert answers[0].citations[0].term_id == "continuous-batching"
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("为什么 decode 阶段总是跑不满？",),
+        ("Why is decode so underutilised?",),
+    ],
+)
+def test_why_a_workload_leaves_compute_idle_is_answered_by_its_bound(
+    glossary: Glossary, engine: SearchEngine, turns: tuple[str, ...]
+) -> None:
+    # of compute-, memory- and capacity-bound, the graph links decode to memory-bound
+    answers, _ = converse(glossary, engine, *turns)
+    last = answers[-1]
+    assert last.citations[0].term_id == "memory-bound", last.citations[:2]
+    assert last.decision["reason"] == "bound"
+
+
+@pytest.mark.slow
+def test_the_workload_under_discussion_not_the_idle_resource_decides_the_bound(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "算力" names compute, the resource left idle (compute-bound opens with it); "它" is decode
+    answers, _ = converse(glossary, real_engine, "什么是 decode？", "为什么它总是用不满算力？")
+    assert answers[1].citations[0].term_id == "memory-bound", answers[1].citations[:2]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "为什么说显存带宽是 decode 的瓶颈？",  # names the bottleneck and asks why it is one
+        "为什么 decode 是 memory-bound？",  # names the bound
+        "怎么让 decode 不再跑不满？",  # a remedy
+    ],
+)
+def test_no_bound_when_the_question_names_it_or_asks_for_a_remedy(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    answers, _ = converse(glossary, engine, question)
+    assert answers[0].decision["reason"] != "bound"
