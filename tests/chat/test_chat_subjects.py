@@ -196,6 +196,11 @@ def test_comparison_and_naming_frames_in_english(question: str, intent: str, slo
         ("how does autoscaling work for model replicas?", "autoscaling"),
         # a remedy asked of a name is answered with the mechanism, which the search finds
         ("How does vLLM keep its KV cache memory from fragmenting?", "pagedattention"),
+        # so is the name "why does …" opens with, not what the rest of the question names
+        (
+            "Why does tensor parallelism crawl when I stretch it across nodes over InfiniBand?",
+            "tensor-parallelism",
+        ),
     ],
 )
 def test_how_does_a_named_term(

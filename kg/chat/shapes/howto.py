@@ -84,10 +84,10 @@ def howto(ctx: Ctx) -> Answer:
 _FRONTED = re.compile(r"^\s*[—–:：,，-]+\s*(?:(?:can|could|does|do|is|are|will|would|should)\s+)?$")
 
 
-#: "how does <name> work …", "how do <name> …", and a yes/no question opening with a name
-#: ("Would chunked prefill help with that?"): the name is the subject of the question.
+#: "how does <name> work …", "how do <name> …", "why does <name> crawl …", and a yes/no question
+#: opening with a name ("Would chunked prefill help with that?"): the name is the subject.
 _HOW_DOES = re.compile(
-    r"^(?:and |so |ok,? )?(?:how (?:does|do|did|would|will)|(?P<yn>would|will|does|do|can|could|might)) "
+    r"^(?:and |so |ok,? )?(?:(?:how|why) (?:does|do|did|would|will)|(?P<yn>would|will|does|do|can|could|might)) "
 )
 #: What follows the name of a yes/no question's subject: its verb ("Would chunked prefill help
 #: with that?"); a noun there ("does vLLM's built-in version of that …") makes the name an owner.
