@@ -33,6 +33,7 @@ __all__ = [
     "candidate_features",
     "default_ranker",
     "definition_mentions",
+    "is_yes_no",
 ]
 
 #: Intents whose follow-ups may be answered with another term than the one under discussion.
@@ -57,6 +58,25 @@ def ranks(intent: str, question: str) -> bool:
     return intent in RANKED_INTENTS or (intent == "relation" and bool(_ASKS_WHICH.search(question)))
 
 
+#: A yes/no question asks about a property of its subject, not for another term: "Is a lower value
+#: of it better?", "Does it need a draft model?", "它能单独拿来用吗？" — not "Is there a way to …?"
+#: nor "有没有别的办法？", which ask for a term.
+_YES_NO_EN = re.compile(
+    r"^(?:and |so |but |ok,? |then )?(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have)\b"
+    r"(?!\s+(?:there|any|anything|some|something)\b)"
+)
+_YES_NO_ZH = re.compile(r"(?:吗|么|嘛)\s*[？?。!！]*\s*$")
+_ASKS_FOR_ONE_ZH = re.compile(r"哪|什么|啥|谁|有没有|有无")
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether *question* asks yes or no (about its subject), not for a term."""
+    q = question.strip().lower()
+    if _YES_NO_EN.match(q):
+        return True
+    return bool(_YES_NO_ZH.search(q)) and not _ASKS_FOR_ONE_ZH.search(q)
+
+
 FEATURES: tuple[str, ...] = (
     "ref",  # the candidate is the term under discussion
     "plain_rr",  # 1 / (1 + rank) in the search without the referent's name (0: not in the pool)
@@ -74,6 +94,7 @@ FEATURES: tuple[str, ...] = (
     "ref_relation",  # referent x a relation question that asks "which …" ("Which op does it lean on?")
     "ref_attribute",  # referent x the question asks a fact (who made it, when)
     "ref_demonstrative",  # referent x the pointer is a demonstrative (这个 / this), not 它 / it
+    "ref_yesno",  # referent x a yes/no question ("Is a lower value of it better?", "它需要…吗？")
     "named_which",  # named x "which" intent
     "named_definition",  # named x "definition" intent: the question's own subject
     "rules",  # the rules' own choice (kg/chat/decide.py's candidate for "which", else the referent)
@@ -147,6 +168,7 @@ def candidate_features(
     label = (glossary.terms[referent].labels.get("en") or "").lower()
     ext = re.compile(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])") if len(label) >= 4 else None
     attribute = bool(ASKS_ATTRIBUTE.search(question))
+    yes_no = float(is_yes_no(question))
     last = set(last_terms)
     out: dict[str, dict[str, float]] = {}
     for t in pool:
@@ -169,6 +191,7 @@ def candidate_features(
             "ref_relation": is_ref * (intent == "relation"),
             "ref_attribute": is_ref * attribute,
             "ref_demonstrative": is_ref * demonstrative,
+            "ref_yesno": is_ref * yes_no,
             "named_which": float(t in named and t != referent) * (intent == "which"),
             "named_definition": float(t in named and t != referent) * (intent == "definition"),
             "rules": float(t == rules),

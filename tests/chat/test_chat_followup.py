@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from kg.chat import ConversationState, answer
-from kg.chat.followup import FEATURES, MODEL_PATH, FollowupRanker, candidate_features, default_ranker, ranks
+from kg.chat.followup import (
+    FEATURES,
+    MODEL_PATH,
+    FollowupRanker,
+    candidate_features,
+    default_ranker,
+    is_yes_no,
+    ranks,
+)
 from kg.chat.retrieve import Retrieval
 from kg.search.engine import Hit, SearchEngine
 from kg.store import Glossary
@@ -375,3 +383,29 @@ def test_its_owned_by_a_thing_the_question_introduces_does_not_point_back(
     a = answers[-1]
     assert a.grounded and a.decision["reason"] != "context"
     assert a.citations[0].term_id != "blue-green-deployment"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Is a lower value of it better?", True),
+        ("Does it need a separate draft model?", True),
+        ("它能单独拿来用吗？", True),
+        ("Is there a way to draft tokens without a separate model?", False),  # asks for a term
+        ("有没有不靠额外模型的办法？", False),
+        ("哪个引擎支持它吗？", False),
+        ("Which engines use it?", False),
+    ],
+)
+def test_a_yes_no_question_is_told_from_one_asking_for_a_term(question: str, expected: bool) -> None:
+    assert is_yes_no(question) is expected
+
+
+@pytest.mark.slow
+def test_a_yes_no_follow_up_about_the_topic_stays_on_it(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    # "Is a lower value of it better?" asks about PUE's value, not for a term the words "lower
+    # value" pull up (bf16)
+    answers, _ = converse(glossary, real_engine, "What's PUE?", "Is a lower value of it better?")
+    assert answers[1].citations[0].term_id == "pue", answers[1].citations[:2]
