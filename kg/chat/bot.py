@@ -293,6 +293,12 @@ def answer(
                 # "它现在正在被什么取代？" after TorchAX, whose own text says it ("正被 TorchTPU
                 # 取代"): the relation shape below, TorchAX quoted first, as for other such questions
                 side = None
+    if side is None and instance is None and ctx.decision.action == "answer":
+        # "Which FlashAttention version started building on it?", "它…从哪个版本开始？": the versions
+        # of a term are no terms of their own; the term whose version is asked for answers
+        side = _versioned(ctx)
+        if side is not None:
+            ctx.decision.candidate, ctx.parsed.intent = side, "which"
     if side is None and instance is None and named_pick is not None and ctx.decision.candidate == named_pick:
         side = named_pick
     if chosen is not None:
@@ -495,6 +501,43 @@ def _acted_on_by_pronoun(ctx: Ctx, term_id: str) -> bool:
         for n in ctx.glossary.terms[term_id].all_names()
         if len(n) >= 2
     )
+
+
+#: "which FlashAttention version", "which version of FlashAttention", "从哪个版本开始", "哪一版".
+_WHICH_VERSION_EN = re.compile(
+    r"\bwhich\s+(?:(?P<before>[^?]{2,40}?)\s+)?versions?\b(?:\s+of\s+(?P<after>[^?,]{2,40}))?"
+)
+_WHICH_VERSION_ZH = re.compile(r"哪(?:个|一个|一)?版(?:本)?")
+
+
+def _versioned(ctx: Ctx) -> str | None:
+    """The term a question asks a version of: the name written right before "version" ("which
+    FlashAttention version …"), right after "version of", or opening a Chinese question
+    ("FlashAttention 从哪个版本起…"), else the term a pronoun points at ("Which version of it …")."""
+    f = ctx.parsed.folded
+    spans = ctx.analysis.spans
+    m = _WHICH_VERSION_EN.search(f)
+    if m is not None:
+        if m.group("before"):
+            a, b = m.span("before")
+            inside = {s.term_id for s in spans if a <= s.start and s.end <= b}
+            if len(inside) == 1:
+                return inside.pop()
+        if m.group("after"):
+            at = [s.term_id for s in spans if s.start == m.start("after")]
+            if at:
+                return at[0]
+    else:
+        z = _WHICH_VERSION_ZH.search(f)
+        if z is None:
+            return None
+        body = ctx.parsed.body.start if ctx.parsed.body is not None else 0
+        opening = [s.term_id for s in spans if s.start == body and s.end <= z.start()]
+        if opening:
+            return opening[0]
+    if ctx.used_context and ctx.referent and ctx.pronoun is not None and len(ctx.referents) < 2:
+        return ctx.referent
+    return None
 
 
 def _asked_again_as_relation(ctx: Ctx) -> bool:

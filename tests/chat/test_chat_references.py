@@ -358,3 +358,32 @@ def test_a_how_question_relating_the_referent_to_a_named_term_is_not_about_the_r
     assert bot._HOW_AUX.match("how does ") and bot._HOW_BETWEEN.match(" that one store the ")
     assert bot._RELATING.search(" it compare to the ")
     assert bot._ZH_MEANS.match("是用什么结构来存 ") and not bot._ZH_MEANS.match("用哪个库做 ")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which FlashAttention version started being based on Triton?",
+        "Which version of FlashAttention targets Hopper?",
+        "FlashAttention 从哪个版本起基于 Triton？",
+    ],
+)
+def test_the_term_whose_version_is_asked_for_answers(
+    glossary: Glossary, engine: SearchEngine, question: str
+) -> None:
+    # versions are no terms of their own: FlashAttention's entry says which one, not Triton's
+    a = answer(glossary, engine, question)
+    assert a.citations[0].term_id == "flashattention", a.citations[:2]
+
+
+@pytest.mark.slow
+def test_which_version_of_the_term_under_discussion_is_answered_by_it(
+    glossary: Glossary, real_engine: SearchEngine
+) -> None:
+    answers, _ = converse(
+        glossary,
+        real_engine,
+        "FlashAttention 是怎么加速注意力的？",
+        "听说它后来是基于 Triton 写的，从哪个版本开始？",
+    )
+    assert answers[1].citations[0].term_id == "flashattention", answers[1].citations[:2]
