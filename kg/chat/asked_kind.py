@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from kg.chat.context import Ctx
-from kg.chat.genus import CLASS_WORDS
+from kg.chat.genus import CLASS_WORDS, own_account
 from kg.store import Glossary
 from kg.textnorm import fold
 
@@ -63,12 +63,7 @@ def _is_head(text: str, word: str, key: str) -> bool:
 def _of_kind(glossary: Glossary, term_id: str, key: str) -> bool:
     """*term_id* is a *key* by its own account: its names or the first sentence of a definition
     use the kind's word as their head."""
-    term = glossary.terms.get(term_id)
-    if term is None:
-        return False
-    texts = [fold(n) for n in term.all_names()]
-    texts += [fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions]
-    return any(_is_head(t, w, key) for t in texts for w in KIND_WORDS[key] if w in t)
+    return any(_is_head(t, w, key) for t in own_account(glossary, term_id) for w in KIND_WORDS[key] if w in t)
 
 
 def linked_of_asked_kind(ctx: Ctx, question: str) -> str | None:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from kg.store import Glossary
 from kg.textnorm import fold
 
-__all__ = ["CLASS_WORDS", "asks_family", "called_a", "genus_names", "kinds_of", "of_its_kind"]
+__all__ = ["CLASS_WORDS", "asks_family", "called_a", "genus_names", "kinds_of", "of_its_kind", "own_account"]
 
 #: The first clause of a definition: up to the first clause mark, colon or " / " (a joint line).
 _FIRST_CLAUSE = re.compile(r"[，,。；;（(：:]|\s/\s")
@@ -141,13 +141,19 @@ def called_a(glossary: Glossary, term_id: str, word: str) -> bool:
     """*term_id* is a *word* (a key of :data:`CLASS_WORDS`) by its own account: its names or the
     first sentence of one of its definitions use the word or its Chinese form ("vLLM：…LLM 推理引擎"
     is an engine; GEMM, 通用矩阵乘法, is no library)."""
+    words = CLASS_WORDS[word]
+    return any(w in t for t in own_account(glossary, term_id) for w in words)
+
+
+def own_account(glossary: Glossary, term_id: str) -> list[str]:
+    """What *term_id* says it is, folded: its names and the first sentence of each definition
+    (empty for an unknown term)."""
     term = glossary.terms.get(term_id)
     if term is None:
-        return False
-    words = CLASS_WORDS[word]
-    texts = [fold(n) for n in term.all_names()]
-    texts += [fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions]
-    return any(w in t for t in texts for w in words)
+        return []
+    return [fold(n) for n in term.all_names()] + [
+        fold(re.split(r"[。；;]", d.text)[0]) for d in term.definitions
+    ]
 
 
 def of_its_kind(glossary: Glossary, term_id: str, candidates: Iterable[str]) -> str | None:
